@@ -1,0 +1,286 @@
+"""The compile pipeline: a kernel spec, a target and overrides in; every stage of Triton's output out.
+
+No torch here: the compile path must stay fast and work where torch is not installed.
+
+Fidelity: Triton's JIT specialises each launch on its arguments (pointers 16-byte aligned,
+integers divisible by 16 or equal to 1) and fills in default options. We ask Triton's own
+binder for that specialisation, with stand-in tensors, exactly as `JITFunction.run` does, so
+what we compile is what a launch at the same shape would compile. Triton's cache serves
+repeats: the same kernel, specialisation and options never run the compiler twice.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+import warnings
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from . import params
+from .errors import KernelFailure, UserError
+from .spec import AbstractTensor, KernelSpec
+from .targets import Target
+
+# Options the JIT passes to the backend on every launch (JITFunction.run), beside num_warps/stages.
+_JIT_RUN_DEFAULTS = ("debug", "instrumentation_mode", "fpsan_homomorphic_casts")
+# File names for --out, by stage.
+STAGE_FILES = {"source": "source.py", "ttir": "ttir.mlir", "ttgir": "ttgir.mlir", "llir": "llir.ll",
+               "ptx": "ptx.ptx", "sass": "sass.sass", "cubin": "kernel.cubin",
+               "amdgcn": "amdgcn.s", "hsaco": "kernel.hsaco"}
+BINARY_STAGES = ("cubin", "hsaco")
+
+
+@dataclass
+class Config:
+    """One fully resolved launch configuration."""
+    meta: dict
+    num_warps: int
+    num_stages: int
+    shape: dict
+    dtype: str
+
+    def describe(self) -> str:
+        meta = ", ".join(f"{k}={v}" for k, v in self.meta.items())
+        return f"num_warps={self.num_warps}, num_stages={self.num_stages}, {meta}"
+
+
+@dataclass
+class Compiled:
+    """Everything one compile produced, with the derived views computed on first use."""
+    spec: KernelSpec
+    target: Target
+    config: Config
+    kernel: object                 # triton's CompiledKernel
+    specialization: list[dict]     # per runtime argument: name, type, and what the JIT assumed
+    options: dict                  # the backend options the compile used
+    compile_seconds: float
+    cache_hit: bool
+    _derived: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def metadata(self):
+        return self.kernel.metadata
+
+    @property
+    def hash(self) -> str:
+        return self.kernel.hash
+
+    @property
+    def name(self) -> str:
+        return self.kernel.metadata.name
+
+    def stage(self, name: str):
+        """One stage's text (bytes for cubin/hsaco). SASS is disassembled from the cubin on demand."""
+        if name not in self.target.stages:
+            raise UserError(f"stage '{name}' does not exist for {self.target.name}; "
+                            f"it has: {', '.join(self.target.stages)}")
+        if name == "source":
+            return self.python_source
+        if name == "sass":
+            from . import disasm
+            return disasm.sass(self)
+        return self.kernel.asm[name]
+
+    @cached_property
+    def python_source(self) -> str:
+        return Path(self.spec.source_path).read_text()
+
+    @cached_property
+    def resources(self):
+        from . import resources
+        return resources.of(self)
+
+    def cache_dir(self) -> Path:
+        """Triton's cache directory for this kernel: derived artefacts (SASS, resource usage) live beside it."""
+        from triton.runtime.cache import get_cache_manager
+        return Path(get_cache_manager(self.hash).cache_dir)
+
+
+def resolve_config(spec: KernelSpec, meta: dict | None = None, num_warps: int | None = None,
+                   num_stages: int | None = None, shape: dict | None = None, dtype: str | None = None) -> Config:
+    """Defaults, then shape-dependent heuristics, then the user's overrides, validated."""
+    shape = params.check_shape(spec, shape or {})
+    dtype = params.check_dtype(spec, dtype)
+    merged = dict(spec.meta)
+    warps, stages = spec.num_warps, spec.num_stages
+    if spec.heuristics:
+        derived = dict(spec.heuristics(shape))
+        warps = derived.pop("num_warps", warps)
+        stages = derived.pop("num_stages", stages)
+        merged.update(derived)
+    merged.update(params.check_meta(spec, meta or {}))
+    warps = params.check_num_warps(num_warps if num_warps is not None else warps)
+    stages = params.check_num_stages(num_stages if num_stages is not None else stages)
+    return Config(meta=merged, num_warps=warps, num_stages=stages, shape=shape, dtype=dtype)
+
+
+def stand_in_args(spec: KernelSpec, config: Config) -> tuple:
+    """The kernel's runtime arguments at this shape, with storage-free tensors."""
+    tensors = {name: AbstractTensor(t.dims(config.shape), spec.tensor_dtype(name, config.dtype))
+               for name, t in spec.tensors.items()}
+    return tuple(spec.args(**tensors, **config.shape))
+
+
+def specialize(spec: KernelSpec, target: Target, config: Config):
+    """Ask Triton's own binder what the JIT would specialise for this launch.
+
+    Returns (signature, constexprs, attrs, options, readable specialisation), as
+    `JITFunction._pack_args` builds them.
+    """
+    from triton import knobs
+    from triton.compiler import make_backend
+    from triton.runtime.jit import create_function_from_signature
+
+    fn = spec.kernel
+    backend = make_backend(target.gpu_target())
+    kwargs = dict(config.meta, num_warps=config.num_warps, num_stages=config.num_stages)
+    run_defaults = {"debug": bool(getattr(fn, "debug", None)) or knobs.runtime.debug,
+                    "instrumentation_mode": getattr(knobs.compilation, "instrumentation_mode", ""),
+                    "fpsan_homomorphic_casts": getattr(knobs.compilation, "fpsan_homomorphic_casts", False)}
+    option_names = set(backend.parse_options({}).__dict__)
+    kwargs.update({k: v for k, v in run_defaults.items() if k in option_names})
+    args = stand_in_args(spec, config)
+    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    with _no_torch_in_amd_binder(target):
+        try:
+            bound, specialization, _ = binder(*args, **kwargs)
+        except TypeError as e:
+            raise UserError(f"{spec.name}: the spec's args do not match the kernel's parameters: {e}") from e
+    for k in kwargs:
+        if k not in option_names and k not in fn.arg_names:
+            raise UserError(f"--meta {k}: not a parameter of {fn.__name__}")
+    options = backend.parse_options(kwargs)
+
+    names = [p.name for p in fn.params]
+    values = list(bound.values())
+    signature = {n: s[0] for n, s in zip(names, specialization)}
+    constexprs = {(i,): values[i] for i, s in enumerate(specialization) if s[0] == "constexpr"}
+    attrs = {(i,): backend.parse_attr(s[1]) for i, s in enumerate(specialization)
+             if s[0] != "constexpr" and isinstance(s[1], str)}
+    readable = [_describe_arg(n, s, values[i]) for i, (n, s) in enumerate(zip(names, specialization))]
+    return signature, constexprs, attrs, options, readable
+
+
+def _describe_arg(name: str, spec_entry: tuple, value) -> dict:
+    kind, attr = spec_entry[0], spec_entry[1] if len(spec_entry) > 1 else None
+    assumed = []
+    if kind == "constexpr":
+        assumed.append(f"= {value}")
+    elif isinstance(attr, str):
+        if "D" in attr:
+            assumed.append("16-byte aligned" if kind.startswith("*") else "divisible by 16")
+        if "S" in attr:
+            assumed.append("within 2 GB (buffer ops)")
+    return {"name": name, "type": kind, "assumed": assumed}
+
+
+@contextlib.contextmanager
+def _no_torch_in_amd_binder(target: Target):
+    """The HIP backend imports torch to ask a tensor's storage size; stand-ins answer `ptr_range()`.
+
+    Triton's own check tries `ptr_range()` first for objects that have it; we make it the only
+    path, so the answer is unchanged and torch stays unimported.
+    """
+    if target.is_nvidia:
+        yield
+        return
+    from triton.backends.amd.compiler import HIPBackend
+    original = HIPBackend.__dict__["is_within_2gb"]
+    HIPBackend.is_within_2gb = staticmethod(lambda arg: arg.ptr_range() <= 2**31 - 1
+                                            if hasattr(arg, "ptr_range") else original.__func__(arg))
+    try:
+        yield
+    finally:
+        HIPBackend.is_within_2gb = original
+
+
+def compile_kernel(spec: KernelSpec, target: Target, config: Config | None = None) -> Compiled:
+    """Compile a kernel for a target, through Triton's cache, as its JIT would for this launch."""
+    import triton
+    from triton.compiler import ASTSource
+
+    config = config or resolve_config(spec)
+    hits = []
+    with _quiet_triton():
+        signature, constexprs, attrs, options, readable = specialize(spec, target, config)
+    from . import cache
+    start = time.perf_counter()
+    src = ASTSource(spec.kernel, signature, constexprs, attrs)
+    fast_key = None if cache.disabled() else cache.key(src, target.gpu_target(), options)
+    kernel = cache.lookup(fast_key, src) if fast_key else None
+    if kernel is not None:
+        hits.append(True)
+    else:
+        with _quiet_triton(), _listen_for_cache_hits(hits):
+            try:
+                kernel = triton.compile(src, target=target.gpu_target(), options=options.__dict__)
+            except Exception as e:
+                raise _compile_failure(spec, config, e) from e
+        if fast_key:
+            cache.record(fast_key, kernel)
+    seconds = time.perf_counter() - start
+    return Compiled(spec=spec, target=target, config=config, kernel=kernel, specialization=readable,
+                    options=_plain(options.__dict__), compile_seconds=seconds, cache_hit=bool(hits and hits[-1]))
+
+
+@contextlib.contextmanager
+def _listen_for_cache_hits(hits: list):
+    from triton import knobs
+    previous = knobs.compilation.listener
+
+    def listener(*, cache_hit=False, **_):
+        hits.append(cache_hit)
+        if previous:
+            previous(cache_hit=cache_hit, **_)
+    knobs.compilation.listener = listener
+    try:
+        yield
+    finally:
+        knobs.compilation.listener = previous
+
+
+@contextlib.contextmanager
+def _quiet_triton():
+    """Triton 3.9 warns that its fp-fusion default will change; the warning is noise in every command."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*TRITON_DEFAULT_FP_FUSION.*")
+        yield
+
+
+def _plain(options: dict) -> dict:
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in options.items()
+            if k != "extern_libs"}
+
+
+def _compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Exception:
+    """Turn Triton's exception into one message: file:line, the offending line, Triton's words."""
+    from triton.compiler.errors import CompilationError
+
+    outer = error if isinstance(error, CompilationError) else None
+    inner = error
+    while isinstance(inner.__cause__, CompilationError) or (isinstance(inner, CompilationError)
+                                                            and isinstance(inner.__cause__, Exception)):
+        if inner.__cause__ is None:
+            break
+        inner = inner.__cause__
+    message = (getattr(inner, "error_message", None) or str(inner)).strip().splitlines()
+    message = message[-1] if message else type(inner).__name__
+    if outer is None or not hasattr(outer.node, "lineno"):
+        return KernelFailure(f"{spec.name}: Triton failed to compile it: {type(error).__name__}: {message}")
+    fn = spec.kernel
+    def_line = getattr(fn, "def_file_line_number", None) or fn.starting_line_number
+    line = def_line + outer.node.lineno - 1
+    source_line = outer.src.splitlines()[outer.node.lineno - 1].strip() if outer.src else ""
+    where = f"{_short(fn.fn.__code__.co_filename)}:{line}"
+    if "power of 2" in message or "power of two" in message:
+        meta = ", ".join(f"{k}={v}" for k, v in config.meta.items())
+        return UserError(f"{where}: {message} (meta: {meta}) in `{source_line}`")
+    return KernelFailure(f"{where}: {source_line}\n  {message}")
+
+
+def _short(path: str) -> str:
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return path

@@ -1,0 +1,182 @@
+"""Turn compile results into what a person reads: a header, highlighted stages, JSON, files."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from .compiler import BINARY_STAGES, STAGE_FILES, Compiled
+from .errors import UserError
+
+
+def use_color(no_color: bool = False, stream=None) -> bool:
+    """Colour only on a terminal, and never when --no-color or NO_COLOR (https://no-color.org) says no."""
+    stream = stream or sys.stdout
+    return not no_color and "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+
+
+def highlight(text: str, stage: str, color: bool) -> str:
+    if not color:
+        return text
+    from pygments import highlight as pyg_highlight
+    from pygments.formatters import TerminalFormatter
+
+    from .lexers import lexer_for
+    lexer = lexer_for(stage)
+    return pyg_highlight(text, lexer, TerminalFormatter()) if lexer else text
+
+
+def kib(n: int) -> str:
+    return f"{n} B" if n < 1024 else f"{n / 1024:g} KB"
+
+
+def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
+    r = c.resources
+    cfg = c.config
+    meta = ", ".join(f"{k}={v}" for k, v in cfg.meta.items()) or "none"
+    shape = ", ".join(f"{k}={v}" for k, v in cfg.shape.items())
+    assumed = "; ".join(f"{a['name']}: {', '.join(a['assumed'])}" for a in c.specialization if a["assumed"])
+    regs = f"{r.registers} per thread" if c.target.is_nvidia else \
+        f"{r.vgprs} VGPRs + {r.agprs} AGPRs, {r.sgprs} SGPRs per lane"
+    spills = f"{r.spill_store_bytes} B stored, {r.spill_load_bytes} B loaded" if r.spills else "none"
+    shared = f"{kib(r.shared_total)} per block ({kib(r.static_shared)} static + {kib(r.dynamic_shared)} dynamic)"
+    when = "cache hit" if c.cache_hit else "compiled"
+    lines = [
+        f"kernel      {c.spec.name} ({c.name}) from {_short(c.spec.source_path)}",
+        f"target      {c.target.name} ({c.target.backend}, warp size {c.target.warp_size})",
+        f"launch      num_warps={cfg.num_warps} ({cfg.num_warps * c.target.warp_size} threads), "
+        f"num_stages={cfg.num_stages}",
+        f"meta        {meta}",
+        f"shape       {shape}, dtype {cfg.dtype}",
+        f"specialised {assumed or 'nothing (no argument divisible by 16 or aligned)'}",
+        f"options     {_options_line(c)}",
+        f"registers   {regs}",
+        f"spills      {spills}" + (f"; {r.local_bytes} B local memory per thread" if r.local_bytes else ""),
+        f"shared mem  {shared}",
+    ]
+    lines += _launch_lines(c)
+    lines.append(f"compile     {c.compile_seconds * 1000:.0f} ms ({when}), triton {_triton_version()}")
+    if stage and stage not in BINARY_STAGES:
+        lines.append(f"stage       {stage}: {len(c.stage(stage).splitlines())} lines")
+    return lines
+
+
+def _launch_lines(c: Compiled) -> list[str]:
+    """Whether this config can launch on the target, and its occupancy, when that module is present."""
+    try:
+        from . import occupancy
+    except ImportError:
+        return []
+    return occupancy.header_lines(c)
+
+
+def _options_line(c: Compiled) -> str:
+    o = c.options
+    keys = ("enable_fp_fusion", "default_dot_input_precision", "debug", "arch", "waves_per_eu", "matrix_instr_nonkdim")
+    return ", ".join(f"{k}={o[k]}" for k in keys if k in o)
+
+
+def _triton_version() -> str:
+    import triton
+    return triton.__version__
+
+
+def _short(path: str) -> str:
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
+def stage_text(c: Compiled, stage: str) -> str:
+    if stage in BINARY_STAGES:
+        raise UserError(f"{stage} is a binary; write it with --out DIR, or read it as "
+                        f"{'sass' if stage == 'cubin' else 'amdgcn'}")
+    return c.stage(stage)
+
+
+def interleaved_text(c: Compiled, stage: str, color: bool = False) -> str:
+    """Each Python line of the kernel, then the stage's lines generated from it."""
+    from . import disasm, sourcemap
+    if stage in ("source", *BINARY_STAGES):
+        raise UserError(f"--interleave maps a compiled stage to the Python source; pick one of "
+                        f"{', '.join(s for s in c.target.stages if s not in ('source', *BINARY_STAGES))}")
+    text = disasm.sass_with_line_info(c) if stage == "sass" else c.stage(stage)
+    file, first, last = sourcemap.kernel_lines(c.spec.kernel)
+    bold, plain = ("\x1b[1;33m", "\x1b[0m") if color else ("", "")
+    out = []
+    for group in sourcemap.interleave(stage, text, file, first, last):
+        if group.line is None:
+            out.append(f"{bold}{'':>5}  # no Python line: {len(group.stage_lines)} lines of declarations, "
+                       f"labels and metadata{plain}")
+        else:
+            out.append(f"{bold}{group.line:>5}  {group.python}{plain}")
+        body = "".join(f"{'':>7}{line.strip()}\n" for line in group.stage_lines)
+        if body:
+            out.append(highlight(body, stage, color).rstrip("\n"))
+    return "\n".join(out) + "\n"
+
+
+def summary(c: Compiled, stages: list[str] = ()) -> dict:
+    cfg = c.config
+    data = {
+        "kernel": c.spec.name, "function": c.name, "file": c.spec.source_path,
+        "target": c.target.name, "backend": c.target.backend, "warp_size": c.target.warp_size,
+        "num_warps": cfg.num_warps, "num_stages": cfg.num_stages, "meta": cfg.meta,
+        "shape": cfg.shape, "dtype": cfg.dtype, "specialization": c.specialization, "options": c.options,
+        "resources": c.resources.as_dict(), "compile_seconds": round(c.compile_seconds, 4),
+        "cache_hit": c.cache_hit, "hash": c.hash, "triton_version": _triton_version(),
+    }
+    try:
+        from . import occupancy
+        data["occupancy"] = occupancy.summary(c)
+    except ImportError:
+        pass
+    if stages:
+        data["stages"] = {}
+        for s in stages:
+            value = c.stage(s)
+            data["stages"][s] = base64.b64encode(value).decode() if isinstance(value, bytes) else value
+        if any(s in BINARY_STAGES for s in stages):
+            data["binary_encoding"] = "base64"
+    return data
+
+
+MANIFEST = ".playground-manifest.json"
+
+
+def write_out(c: Compiled, directory: str, stages: list[str], force: bool = False) -> list[Path]:
+    """Write each stage to its own file plus summary.json.
+
+    Never overwrite a file this tool did not write (or that was edited since) unless `force`:
+    the manifest keeps the hash of every file we wrote.
+    """
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {directory}: exists and is not a directory")
+    manifest_path = out / MANIFEST
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    files = {STAGE_FILES[s]: c.stage(s) for s in stages}
+    files["summary.json"] = json.dumps(summary(c), indent=2, default=str) + "\n"
+    if not force:
+        foreign = [name for name in files if (out / name).exists()
+                   and manifest.get(name) != _digest((out / name).read_bytes())]
+        if foreign:
+            raise UserError(f"--out {directory}: would overwrite {', '.join(foreign)}, which playground did not "
+                            f"write (or which changed since); use --force to replace")
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, content in files.items():
+        data = content if isinstance(content, bytes) else content.encode()
+        (out / name).write_bytes(data)
+        manifest[name] = _digest(data)
+        written.append(out / name)
+    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+    return written
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

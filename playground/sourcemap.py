@@ -1,0 +1,261 @@
+"""Map each line of a compiled stage back to the line of Python that produced it.
+
+Every stage carries its own kind of location record:
+  TTIR/TTGIR  `loc(#locN)` on each op; `#locN = loc("file":line:col)`, `loc(callsite(#callee at #caller))`
+  LLVM IR     `!dbg !N` on each instruction; `!N = !DILocation(line:, scope:, inlinedAt:)`
+  PTX         `.loc file line col[, ..., inlined_at file line col]` before the instructions it covers
+  SASS        nvdisasm's `//## File "f", line L [inlined at "g", line M]` comments
+  AMDGCN      `.loc file line col` with a `; f:L:C @[ g:M:N ]` comment for inlined code
+
+Each record gives a chain of frames, innermost first. Code inlined from Triton's own library
+(`tl.cdiv`, `tl.sum`, ...) belongs to the user's line that called it, so we attribute a stage
+line to the innermost frame that is not inside the triton package.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+Frame = tuple[str, int]   # (file name or path, line)
+
+
+@dataclass
+class SourceGroup:
+    line: int | None               # Python line number in the kernel's file; None: no location
+    python: str                    # that line's text
+    stage_lines: list[str] = field(default_factory=list)
+
+
+def attribute(frames: list[Frame], kernel_file: str) -> int | None:
+    """The Python line a chain of frames belongs to: the innermost frame in user code."""
+    for file, line in frames:
+        if _is_library(file):
+            continue
+        if _same_file(file, kernel_file) and line > 0:
+            return line
+        return None   # user code in another file: not this kernel's line
+    return None
+
+
+def _is_library(file: str) -> bool:
+    parts = Path(file).parts
+    return "triton" in parts and ("language" in parts or "runtime" in parts or "compiler" in parts) \
+        or file.startswith("<")
+
+
+def _same_file(a: str, b: str) -> bool:
+    return a == b or Path(a).name == Path(b).name and (not Path(a).is_absolute() or Path(a).resolve() == Path(b).resolve())
+
+
+# --- per stage: a list of (stage line, frames) ------------------------------------------------
+
+def locate(stage: str, text: str) -> list[tuple[str, list[Frame]]]:
+    if stage in ("ttir", "ttgir"):
+        return _mlir(text)
+    if stage == "llir":
+        return _llvm(text)
+    if stage == "ptx":
+        return _ptx(text)
+    if stage == "sass":
+        return _sass(text)
+    if stage == "amdgcn":
+        return _amdgcn(text)
+    raise ValueError(f"no line mapping for stage {stage}")
+
+
+_MLIR_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
+_MLIR_USE = re.compile(r"\s*loc\((#loc\d*)\)\s*$")
+_MLIR_FILE = re.compile(r'^"([^"]+)":(\d+):(\d+)')
+_MLIR_CALLSITE = re.compile(r"^callsite\((#loc\d*) at (#loc\d*)\)$")
+_MLIR_NAMED = re.compile(r'^"[^"]*"\((#loc\d*)\)$')
+_MLIR_INLINE_FILE = re.compile(r'loc\("([^"]+)":(\d+):(\d+)\)\s*$')
+
+
+def _mlir(text: str):
+    defs = {}
+    for line in text.splitlines():
+        m = _MLIR_DEF.match(line)
+        if m:
+            defs[m.group(1)] = m.group(2)
+
+    memo: dict[str, list[Frame]] = {}
+
+    def frames(ref: str, depth=0) -> list[Frame]:
+        if ref in memo or depth > 50:
+            return memo.get(ref, [])
+        body = defs.get(ref, "")
+        result: list[Frame] = []
+        if m := _MLIR_FILE.match(body):
+            result = [(m.group(1), int(m.group(2)))]
+        elif m := _MLIR_CALLSITE.match(body):
+            result = frames(m.group(1), depth + 1) + frames(m.group(2), depth + 1)
+        elif m := _MLIR_NAMED.match(body):
+            result = frames(m.group(1), depth + 1)
+        elif body.startswith("fused["):
+            inner = re.findall(r"#loc\d*", body)
+            result = frames(inner[0], depth + 1) if inner else []
+        memo[ref] = result
+        return result
+
+    out = []
+    for line in text.splitlines():
+        if line.startswith("#loc"):
+            continue
+        if m := _MLIR_USE.search(line):
+            out.append((line[:m.start()], frames(m.group(1))))
+        elif m := _MLIR_INLINE_FILE.search(line):
+            out.append((line[:m.start()].rstrip(), [(m.group(1), int(m.group(2)))]))
+        else:
+            out.append((line, []))
+    return out
+
+
+_LL_META = re.compile(r"^!(\d+) = (?:distinct )?!(\w+)\((.*)\)\s*$")
+_LL_DBG = re.compile(r",?\s*!dbg !(\d+)")
+
+
+def _llvm(text: str):
+    meta = {}
+    for line in text.splitlines():
+        if m := _LL_META.match(line):
+            meta[m.group(1)] = (m.group(2), dict(re.findall(r'(\w+): ("[^"]*"|![0-9]+|\w+)', m.group(3))))
+
+    def ref(value: str | None) -> str | None:
+        return value[1:] if value and value.startswith("!") else None
+
+    def file_of(scope: str | None, depth=0) -> str:
+        if scope is None or scope not in meta or depth > 50:
+            return ""
+        kind, fields = meta[scope]
+        if kind == "DIFile":
+            return str(Path(fields.get("directory", '""').strip('"')) / fields.get("filename", '""').strip('"'))
+        if "file" in fields:
+            return file_of(ref(fields["file"]), depth + 1)
+        return file_of(ref(fields.get("scope")), depth + 1)
+
+    def frames(loc: str | None, depth=0) -> list[Frame]:
+        if loc is None or loc not in meta or depth > 50:
+            return []
+        kind, fields = meta[loc]
+        if kind != "DILocation":
+            return []
+        here = (file_of(ref(fields.get("scope"))), int(fields.get("line", 0)))
+        return [here] + frames(ref(fields.get("inlinedAt")), depth + 1)
+
+    out = []
+    for line in text.splitlines():
+        if line.startswith("!"):
+            continue
+        if m := _LL_DBG.search(line):
+            out.append((line[:m.start()] + line[m.end():], frames(m.group(1))))
+        else:
+            out.append((line, []))
+    return out
+
+
+_PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]+)"')
+_PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(?:.*inlined_at\s+(\d+)\s+(\d+)\s+\d+)?")
+
+
+def _ptx(text: str):
+    files = {m.group(1): m.group(2) for line in text.splitlines() if (m := _PTX_FILE.match(line))}
+    out, current = [], []
+    in_debug = False
+    for line in text.splitlines():
+        if line.lstrip().startswith(".section") and ".debug" in line:
+            in_debug = True
+        if in_debug:
+            continue
+        if m := _PTX_LOC.match(line):
+            current = [(files.get(m.group(1), ""), int(m.group(2)))]
+            if m.group(3):
+                current.append((files.get(m.group(3), ""), int(m.group(4))))
+            continue
+        if _PTX_FILE.match(line):
+            continue
+        out.append((line, current if _is_instruction(line) else []))
+        if line.strip().startswith("}") or line.strip().startswith("$L__func_end"):
+            current = []
+    return out
+
+
+def _is_instruction(line: str) -> bool:
+    s = line.strip()
+    return bool(s) and not s.startswith(("//", ".", "{", "}", "$", ")", "(")) and not s.endswith(":")
+
+
+_SASS_INFO = re.compile(r'//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?')
+
+
+def _sass(text: str):
+    out, pending, current = [], [], []
+    for line in text.splitlines():
+        if m := _SASS_INFO.search(line):
+            frame = [(m.group(1), int(m.group(2)))]
+            if m.group(3):
+                frame.append((m.group(3), int(m.group(4))))
+            pending.append(frame)
+            continue
+        if pending:
+            # nvdisasm prints the inlined chain first, then the caller's own line: keep the deepest.
+            current = max(pending, key=len)
+            pending = []
+        is_insn = line.strip().startswith("/*") and "*/" in line
+        out.append((line, current if is_insn else []))
+    return out
+
+
+_GCN_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]+)")?')
+_GCN_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+.*?(?:@\[\s*([^:\]\s]+):(\d+):\d+)?")
+
+
+def _amdgcn(text: str):
+    files = {}
+    for line in text.splitlines():
+        if m := _GCN_FILE.match(line):
+            files[m.group(1)] = str(Path(m.group(2)) / m.group(3)) if m.group(3) else m.group(2)
+    out, current = [], []
+    for line in text.splitlines():
+        if m := _GCN_LOC.match(line):
+            current = [(files.get(m.group(1), ""), int(m.group(2)))]
+            if m.group(3):
+                caller = next((f for f in files.values() if Path(f).name == m.group(3)), m.group(3))
+                current.append((caller, int(m.group(4))))
+            continue
+        if _GCN_FILE.match(line):
+            continue
+        s = line.strip()
+        is_insn = bool(s) and not s.startswith((";", ".", "//")) and not s.endswith(":")
+        out.append((line, current if is_insn else []))
+    return out
+
+
+# --- interleaving ------------------------------------------------------------------------------
+
+def interleave(stage: str, text: str, kernel_file: str, first_line: int, last_line: int) -> list[SourceGroup]:
+    """Python lines first_line..last_line, each followed by the stage lines generated from it.
+
+    Lines of the stage with no location (declarations, labels, directives) are gathered in a
+    final group with `line=None`, so nothing is dropped.
+    """
+    source = Path(kernel_file).read_text().splitlines()
+    groups = {n: SourceGroup(n, source[n - 1] if n <= len(source) else "") for n in range(first_line, last_line + 1)}
+    unplaced = SourceGroup(None, "")
+    for stage_line, frames in locate(stage, text):
+        line = attribute(frames, kernel_file) if frames else None
+        if line is not None and line not in groups:
+            groups[line] = SourceGroup(line, source[line - 1] if 0 < line <= len(source) else "")
+        target = groups[line] if line is not None else unplaced
+        if stage_line.strip():
+            target.stage_lines.append(stage_line)
+    ordered = [groups[n] for n in sorted(groups)]
+    return ordered + ([unplaced] if unplaced.stage_lines else [])
+
+
+def kernel_lines(fn) -> tuple[str, int, int]:
+    """(file, first line, last line) of a @triton.jit function's source, decorator excluded."""
+    import inspect
+    lines, start = inspect.getsourcelines(fn.fn)
+    offset = next((i for i, l in enumerate(lines) if l.lstrip().startswith("def ")), 0)
+    return fn.fn.__code__.co_filename, start + offset, start + len(lines) - 1

@@ -1,0 +1,133 @@
+"""The kernel spec: one object that says everything the tools need about a Triton kernel.
+
+Every file in `kernels/` ends with `SPEC = KernelSpec(...)`. A user's own file with the
+same form works wherever a kernel name does. The spec names the kernel's tensors by their
+shape in problem dimensions ("M", "K"), and a function that turns tensors and sizes into
+the kernel's runtime arguments. The same function serves a real launch (torch tensors) and
+an offline compile (`AbstractTensor` stand-ins), so what `compile` shows is what a launch
+at that shape would build.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+# The dtypes the tools know, by Triton's short names. Sizes in bytes.
+DTYPE_BYTES = {"fp8e4nv": 1, "fp8e5": 1, "fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8,
+               "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One tensor argument: its shape in problem dimensions, its dtype, and its role.
+
+    `dtype=None` means "the problem's dtype" (the one `--dtype` picks).
+    """
+    shape: tuple
+    dtype: str | None = None
+    output: bool = False
+
+    def dims(self, shape: Mapping[str, int]) -> tuple[int, ...]:
+        return tuple(shape[d] if isinstance(d, str) else int(d) for d in self.shape)
+
+
+@dataclass
+class KernelSpec:
+    name: str
+    kernel: Any                      # the @triton.jit function
+    description: str                 # one line, shown by `playground list`
+    tensors: dict[str, Tensor]       # every tensor argument, inputs first
+    args: Callable[..., tuple]       # (**tensors, **shape) -> the kernel's runtime arguments, in order
+    grid: Callable[[dict, dict], tuple]  # (shape, meta) -> launch grid
+    meta: dict[str, Any]             # default constexpr meta-parameters
+    default_shape: dict[str, int]
+    num_warps: int = 4
+    num_stages: int = 3
+    dtypes: tuple[str, ...] = ("fp32",)
+    # --- correctness and throughput (used by check and bench) ---
+    reference: Callable | None = None        # (**inputs) -> expected output(s), in torch
+    make_inputs: Callable | None = None      # (shape, dtype, seed) -> dict of input tensors
+    flops: Callable[[dict], int] | None = None   # (shape) -> floating-point operations
+    bytes: Callable[[dict, int], int] | None = None  # (shape, element size) -> minimum DRAM traffic
+    torch_baseline: str = ""                 # the PyTorch op `bench` compares with
+    reduction_dim: str | None = None         # the dimension accumulated over (scales atol)
+    constraints: Callable[[dict, str, dict], str | None] | None = None  # -> why not, or None
+    cases: list[dict] = field(default_factory=list)        # test shapes, as data
+    quick_cases: list[dict] = field(default_factory=list)  # the subset the default run uses
+    configs: list[dict] = field(default_factory=list)      # the autotune space (meta + num_warps/stages)
+    heuristics: Callable[[dict], dict] | None = None  # (shape) -> meta that depends on the shape
+    tile_of: Callable[[int, dict, dict], tuple] | None = None  # (pid, shape, meta) -> the tile it owns
+    # filled in by the registry
+    source_path: str = ""
+
+    @property
+    def dtype(self) -> str:
+        return self.dtypes[0]
+
+    @property
+    def inputs(self) -> list[str]:
+        return [n for n, t in self.tensors.items() if not t.output]
+
+    @property
+    def outputs(self) -> list[str]:
+        return [n for n, t in self.tensors.items() if t.output]
+
+    def tensor_dtype(self, name: str, dtype: str) -> str:
+        return self.tensors[name].dtype or dtype
+
+
+class AbstractTensor:
+    """A stand-in for a torch tensor with no storage: what the JIT's binder needs to specialise.
+
+    Triton's binder reads `data_ptr()` (for 16-byte alignment) and `dtype`; the kernels'
+    `args` functions read `shape`, `stride()` and `numel()`.
+    """
+    ALIGNED_ADDRESS = 1 << 20   # a fresh CUDA allocation is 256-byte aligned (CUDA C++ Guide, 5.3.2)
+
+    def __init__(self, shape: tuple[int, ...], dtype: str, strides: tuple[int, ...] | None = None):
+        import triton.language as tl
+        self.shape = tuple(shape)
+        self.dtype_name = dtype
+        self.dtype = getattr(tl, _TL_NAMES.get(dtype, dtype))
+        self._strides = strides or _contiguous_strides(self.shape)
+
+    def data_ptr(self) -> int:
+        return self.ALIGNED_ADDRESS
+
+    def stride(self, dim: int | None = None):
+        return self._strides if dim is None else self._strides[dim]
+
+    def numel(self) -> int:
+        return math.prod(self.shape)
+
+    def ptr_range(self) -> int:
+        """Bytes the buffer spans: Triton's AMD backend asks it to decide on 32-bit buffer offsets."""
+        return max(self.numel(), 1) * self.element_size()
+
+    def element_size(self) -> int:
+        return DTYPE_BYTES[self.dtype_name]
+
+    def size(self, dim: int | None = None):
+        return self.shape if dim is None else self.shape[dim]
+
+    def __repr__(self):
+        return f"AbstractTensor({self.shape}, {self.dtype_name})"
+
+
+_TL_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
+             "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+             "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
+
+
+def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def cdiv(a: int, b: int) -> int:
+    """Ceiling division, as `triton.cdiv`, without importing triton."""
+    return -(-a // b)
