@@ -12,7 +12,9 @@ from pathlib import Path
 
 from .errors import UserError
 
-SASS_FILE = "playground.sass"   # with nvdisasm's line info: `//## File "...", line N [inlined at ...]`
+# With nvdisasm's line info: `//## File "kernel.py", line N [inlined at ...]` from .debug_line and
+# `//## File ".nv_debug_ptx_txt", line M` (the PTX line) from .nv_debug_line_sass.
+SASS_FILE = "playground-v2.sass"
 
 
 def tool(name: str) -> str:
@@ -33,7 +35,8 @@ def sass_with_line_info(compiled) -> str:
     cached = compiled.cache_dir() / SASS_FILE
     if cached.exists():
         return cached.read_text()
-    text = _run_on_cubin(compiled.kernel.asm["cubin"], [tool("nvdisasm"), "-c", "--print-line-info-inline"])
+    text = _run_on_cubin(compiled.kernel.asm["cubin"], [tool("nvdisasm"), "-c", "--print-line-info-inline",
+                                                                    "--print-line-info-ptx"])
     _write_atomically(cached, text)
     return text
 

@@ -38,7 +38,9 @@ def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
     cfg = c.config
     meta = ", ".join(f"{k}={v}" for k, v in cfg.meta.items()) or "none"
     shape = ", ".join(f"{k}={v}" for k, v in cfg.shape.items())
-    assumed = "; ".join(f"{a['name']}: {', '.join(a['assumed'])}" for a in c.specialization if a["assumed"])
+    # Meta-parameters are constexprs by definition; what matters is what the JIT assumed of the rest.
+    assumed = "; ".join(f"{a['name']}: {', '.join(a['assumed'])}" for a in c.specialization
+                        if a["assumed"] and a["name"] not in cfg.meta)
     regs = f"{r.registers} per thread" if c.target.is_nvidia else \
         f"{r.vgprs} VGPRs + {r.agprs} AGPRs, {r.sgprs} SGPRs per lane"
     spills = f"{r.spill_store_bytes} B stored, {r.spill_load_bytes} B loaded" if r.spills else "none"
@@ -108,7 +110,8 @@ def interleaved_text(c: Compiled, stage: str, color: bool = False) -> str:
     file, first, last = sourcemap.kernel_lines(c.spec.kernel)
     bold, plain = ("\x1b[1;33m", "\x1b[0m") if color else ("", "")
     out = []
-    for group in sourcemap.interleave(stage, text, file, first, last):
+    ptx = c.stage("ptx") if stage == "sass" else None
+    for group in sourcemap.interleave(stage, text, file, first, last, ptx):
         if group.line is None:
             out.append(f"{bold}{'':>5}  # no Python line: {len(group.stage_lines)} lines of declarations, "
                        f"labels and metadata{plain}")

@@ -50,7 +50,7 @@ def _same_file(a: str, b: str) -> bool:
 
 # --- per stage: a list of (stage line, frames) ------------------------------------------------
 
-def locate(stage: str, text: str) -> list[tuple[str, list[Frame]]]:
+def locate(stage: str, text: str, ptx: str | None = None) -> list[tuple[str, list[Frame]]]:
     if stage in ("ttir", "ttgir"):
         return _mlir(text)
     if stage == "llir":
@@ -58,7 +58,7 @@ def locate(stage: str, text: str) -> list[tuple[str, list[Frame]]]:
     if stage == "ptx":
         return _ptx(text)
     if stage == "sass":
-        return _sass(text)
+        return _sass(text, ptx)
     if stage == "amdgcn":
         return _amdgcn(text)
     raise ValueError(f"no line mapping for stage {stage}")
@@ -158,25 +158,46 @@ _PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]+)"')
 _PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(?:.*inlined_at\s+(\d+)\s+(\d+)\s+\d+)?")
 
 
-def _ptx(text: str):
+def _ptx_frames_by_line(text: str) -> dict[int, list[Frame]]:
+    """The frames in force at every line of the PTX (1-based), for PTX and for SASS through PTX.
+
+    Inside `// begin inline asm ... // end inline asm`, LLVM emits a `.loc` for each line of the
+    asm string with the line number counted up from the call's own line (as if the asm text
+    were source lines). Those counted-up lines point at unrelated Python lines, so within a
+    block only its first `.loc` is true; the rest are ignored.
+    """
     files = {m.group(1): m.group(2) for line in text.splitlines() if (m := _PTX_FILE.match(line))}
-    out, current = [], []
-    in_debug = False
-    for line in text.splitlines():
-        if line.lstrip().startswith(".section") and ".debug" in line:
-            in_debug = True
-        if in_debug:
-            continue
-        if m := _PTX_LOC.match(line):
-            current = [(files.get(m.group(1), ""), int(m.group(2)))]
-            if m.group(3):
-                current.append((files.get(m.group(3), ""), int(m.group(4))))
-            continue
-        if _PTX_FILE.match(line):
-            continue
-        out.append((line, current if _is_instruction(line) else []))
-        if line.strip().startswith("}") or line.strip().startswith("$L__func_end"):
+    frames_at, current = {}, []
+    in_asm = seen_loc_in_asm = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith(".section") and ".debug" in stripped:
+            break
+        if stripped == "// begin inline asm":
+            in_asm, seen_loc_in_asm = True, False
+        elif stripped == "// end inline asm":
+            in_asm = False
+        elif m := _PTX_LOC.match(line):
+            if not (in_asm and seen_loc_in_asm):
+                current = [(files.get(m.group(1), ""), int(m.group(2)))]
+                if m.group(3):
+                    current.append((files.get(m.group(3), ""), int(m.group(4))))
+            seen_loc_in_asm = seen_loc_in_asm or in_asm
+        if stripped.startswith("}") or stripped.startswith("$L__func_end"):
             current = []
+        frames_at[number] = current
+    return frames_at
+
+
+def _ptx(text: str):
+    frames_at = _ptx_frames_by_line(text)
+    out = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if number not in frames_at:
+            break   # the DWARF sections at the end
+        if _PTX_LOC.match(line) or _PTX_FILE.match(line):
+            continue
+        out.append((line, frames_at[number] if _is_instruction(line) else []))
     return out
 
 
@@ -186,20 +207,34 @@ def _is_instruction(line: str) -> bool:
 
 
 _SASS_INFO = re.compile(r'//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?')
+PTX_IN_CUBIN = ".nv_debug_ptx_txt"
 
 
-def _sass(text: str):
+def _sass(text: str, ptx: str | None = None):
+    """SASS lines with their frames.
+
+    ptxas records two maps in the cubin: SASS to Python lines (.debug_line, from the PTX's
+    `.loc`) and SASS to PTX lines (.nv_debug_line_sass). We go through the PTX when we have
+    it, so the inline-asm correction above applies to SASS too; otherwise we take nvdisasm's
+    Python lines as they are.
+    """
+    ptx_frames = _ptx_frames_by_line(ptx) if ptx else None
     out, pending, current = [], [], []
     for line in text.splitlines():
         if m := _SASS_INFO.search(line):
+            if m.group(1) == PTX_IN_CUBIN:
+                if ptx_frames is not None:
+                    pending.append(("ptx", ptx_frames.get(int(m.group(2)), [])))
+                continue
             frame = [(m.group(1), int(m.group(2)))]
             if m.group(3):
                 frame.append((m.group(3), int(m.group(4))))
-            pending.append(frame)
+            pending.append(("source", frame))
             continue
         if pending:
-            # nvdisasm prints the inlined chain first, then the caller's own line: keep the deepest.
-            current = max(pending, key=len)
+            through_ptx = [f for kind, f in pending if kind == "ptx"]
+            # nvdisasm prints an inlined chain first, then the caller's own line: keep the deepest.
+            current = through_ptx[-1] if through_ptx else max((f for _, f in pending), key=len)
             pending = []
         is_insn = line.strip().startswith("/*") and "*/" in line
         out.append((line, current if is_insn else []))
@@ -233,7 +268,8 @@ def _amdgcn(text: str):
 
 # --- interleaving ------------------------------------------------------------------------------
 
-def interleave(stage: str, text: str, kernel_file: str, first_line: int, last_line: int) -> list[SourceGroup]:
+def interleave(stage: str, text: str, kernel_file: str, first_line: int, last_line: int,
+               ptx: str | None = None) -> list[SourceGroup]:
     """Python lines first_line..last_line, each followed by the stage lines generated from it.
 
     Lines of the stage with no location (declarations, labels, directives) are gathered in a
@@ -242,7 +278,7 @@ def interleave(stage: str, text: str, kernel_file: str, first_line: int, last_li
     source = Path(kernel_file).read_text().splitlines()
     groups = {n: SourceGroup(n, source[n - 1] if n <= len(source) else "") for n in range(first_line, last_line + 1)}
     unplaced = SourceGroup(None, "")
-    for stage_line, frames in locate(stage, text):
+    for stage_line, frames in locate(stage, text, ptx):
         line = attribute(frames, kernel_file) if frames else None
         if line is not None and line not in groups:
             groups[line] = SourceGroup(line, source[line - 1] if 0 < line <= len(source) else "")

@@ -1,0 +1,156 @@
+"""The `list` and `compile` commands as a user meets them: output, errors, files, and no torch."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+
+pytestmark = pytest.mark.compile
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args):
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    return result.exit_code, result.output
+
+
+@pytest.mark.parametrize("command", [[], ["list"], ["compile"]])
+def test_help(command):
+    code, out = run(*command, "--help")
+    assert code == 0 and "Usage:" in out
+
+
+def test_list_names_the_kernels():
+    code, out = run("list")
+    assert code == 0
+    for name in ("vector_add", "softmax", "gemm", "relu_matmul"):
+        assert name in out
+
+
+def test_compile_prints_header_and_ptx():
+    code, out = run("compile", "vector_add", "--target", "sm_90", "--show", "ptx")
+    assert code == 0
+    assert "// target      sm_90" in out
+    assert "// meta        BLOCK_SIZE=1024" in out
+    assert "// registers   " in out and "per thread" in out
+    assert "n_elements: divisible by 16" in out
+    assert ".target sm_90a" in out
+
+
+def test_header_registers_are_the_cubins():
+    from playground import compiler, disasm, registry, targets
+    c = compiler.compile_kernel(registry.load("gemm"), targets.resolve("sm_80"))
+    dump = disasm.resource_usage_dump(c.kernel.asm["cubin"])
+    code, out = run("compile", "gemm", "--target", "sm_80", "--show", "ptx")
+    assert f"REG:{c.resources.registers} " in dump
+    assert f"// registers   {c.resources.registers} per thread" in out
+
+
+def test_no_color_off_a_terminal():
+    code, out = run("compile", "vector_add", "--show", "ptx")
+    assert "\x1b[" not in out
+
+
+def test_json_is_one_object():
+    code, out = run("compile", "gemm", "--target", "sm_90", "--show", "ptx", "--json")
+    data = json.loads(out)
+    assert data["target"] == "sm_90" and data["num_warps"] == 8
+    assert "wgmma" in data["stages"]["ptx"]
+    assert data["resources"]["registers"] > 0
+
+
+def test_amd_target():
+    code, out = run("compile", "softmax", "--target", "gfx942", "--show", "amdgcn")
+    assert code == 0 and "gfx942" in out and "VGPRs" in out
+
+
+def test_interleave_prints_python_lines_then_instructions():
+    code, out = run("compile", "vector_add", "--target", "sm_90", "--show", "ptx", "--interleave", "--no-header")
+    assert code == 0
+    lines = out.splitlines()
+    load = next(i for i, l in enumerate(lines) if "x = tl.load(x_ptr + offsets, mask=mask)" in l)
+    following = lines[load + 1:]
+    block = following[:next(i for i, l in enumerate(following) if "y = tl.load(" in l)]
+    assert block and all(l.startswith("       ") for l in block)   # indented under the Python line
+    assert any("ld.global.v4.b32" in l for l in block)
+
+
+def test_out_writes_every_stage_and_refuses_to_clobber(tmp_path):
+    out = tmp_path / "va"
+    code, _ = run("compile", "vector_add", "--show", "all", "--out", str(out))
+    assert code == 0
+    names = {p.name for p in out.iterdir()}
+    assert {"ttir.mlir", "ttgir.mlir", "llir.ll", "ptx.ptx", "sass.sass", "kernel.cubin", "summary.json"} <= names
+    assert json.loads((out / "summary.json").read_text())["kernel"] == "vector_add"
+    # Our own files may be rewritten...
+    code, _ = run("compile", "vector_add", "--out", str(out))
+    assert code == 0
+    # ...but not one the user edited, unless --force.
+    (out / "ptx.ptx").write_text("my notes\n")
+    code, output = run("compile", "vector_add", "--out", str(out))
+    assert code == 2 and "ptx.ptx" in output and "--force" in output
+    assert (out / "ptx.ptx").read_text() == "my notes\n"
+    code, _ = run("compile", "vector_add", "--out", str(out), "--force")
+    assert code == 0 and (out / "ptx.ptx").read_text() != "my notes\n"
+
+
+def test_out_refuses_a_foreign_file(tmp_path):
+    (tmp_path / "summary.json").write_text("{}")
+    code, output = run("compile", "vector_add", "--out", str(tmp_path))
+    assert code == 2 and "summary.json" in output
+    assert (tmp_path / "summary.json").read_text() == "{}"
+
+
+@pytest.mark.parametrize("args,code,message", [
+    (["compile", "gem"], 2, "unknown kernel 'gem'; did you mean 'gemm'"),
+    (["compile", "vector_add", "--meta", "BLOCK_SIZE=abc"], 2, "--meta BLOCK_SIZE=abc: not a number"),
+    (["compile", "vector_add", "--meta", "BLOCK=64"], 2, "has no meta-parameter of that name"),
+    (["compile", "vector_add", "--meta", "BLOCK_SIZE=100"], 2, "power of two"),
+    (["compile", "vector_add", "--meta", "BLOCK_SIZE"], 2, "expected NAME=VALUE"),
+    (["compile", "vector_add", "--shape", "N=-4"], 2, "positive integers"),
+    (["compile", "vector_add", "--shape", "M=4"], 2, "has dimensions N"),
+    (["compile", "vector_add", "--num-warps", "3"], 2, "power of two"),
+    (["compile", "vector_add", "--target", "sm_75x"], 2, "unknown target 'sm_75x'"),
+    (["compile", "vector_add", "--target", "gfx942", "--show", "ptx"], 2, "stage 'ptx' does not exist for gfx942"),
+    (["compile", "vector_add", "--show", "cubin"], 2, "binary"),
+    (["compile", "tests/data/missing.py"], 2, "no such kernel file"),
+    (["compile", "tests/data/my_kernels.py:scal"], 2, "did you mean 'scale'"),
+    (["compile", "tests/data/broken_compile.py"], 1, "tests/data/broken_compile.py:11: x = tl.load(x_ptr + offs * 0.5)"),
+])
+def test_errors_are_one_line(args, code, message):
+    env = {**os.environ, "NO_COLOR": "1"}
+    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), *args], capture_output=True, text=True, cwd=ROOT,
+                          env=env)
+    assert done.returncode == code, done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: ")
+    assert len(done.stderr.strip().splitlines()) <= 2   # the message, and for compile failures Triton's words
+
+
+def test_debug_shows_the_traceback():
+    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "--debug", "compile", "gem"], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert done.returncode != 0 and "Traceback" in done.stderr
+
+
+def test_compile_path_imports_no_torch():
+    code = ("import sys; from click.testing import CliRunner; from cli import main; "
+            "r = CliRunner().invoke(main, ['compile', 'gemm', '--show', 'sass', '--target', 'sm_90']); "
+            "assert r.exit_code == 0, r.output; "
+            "r = CliRunner().invoke(main, ['compile', 'gemm', '--show', 'amdgcn', '--target', 'gfx942']); "
+            "assert r.exit_code == 0, r.output; "
+            "print('torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
+
+
+def test_version_names_triton_and_torch():
+    code, out = run("--version")
+    assert code == 0 and "triton" in out and "torch" in out

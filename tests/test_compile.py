@@ -1,0 +1,146 @@
+"""The compile pipeline: every kernel on every family of target, what the hardware dictates, and fidelity to the JIT."""
+import re
+
+import pytest
+
+from playground import compiler, registry, targets
+from playground.errors import UserError
+
+pytestmark = pytest.mark.compile
+
+TARGETS = ["sm_80", "sm_90", "sm_100", "gfx942"]
+_compiled = {}
+
+
+def compiled(kernel: str, target: str, **overrides):
+    key = (kernel, target, tuple(sorted((k, str(v)) for k, v in overrides.items())))
+    if key not in _compiled:
+        spec = registry.load(kernel)
+        cfg = compiler.resolve_config(spec, **overrides)
+        _compiled[key] = compiler.compile_kernel(spec, targets.resolve(target), cfg)
+    return _compiled[key]
+
+
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("kernel", registry.kernel_names())
+def test_every_stage_is_produced(kernel, target):
+    c = compiled(kernel, target)
+    for stage in c.target.stages:
+        value = c.stage(stage)
+        assert len(value) > 100, f"{kernel} {target} {stage} is (nearly) empty"
+    if c.target.is_nvidia:
+        assert re.search(r"^\s+/\*[0-9a-f]{4}\*/\s+\S+", c.stage("sass"), re.MULTILINE), "SASS has no instructions"
+        assert f".target sm_{c.target.arch}" in c.stage("ptx")
+    else:
+        assert f"gfx942" in c.stage("amdgcn")
+
+
+# Tensor cores, as each generation exposes them: mma.sync (Ampere/Ada), wgmma (Hopper),
+# tcgen05 (Blackwell datacenter), MFMA (CDNA).
+@pytest.mark.parametrize("target,stage,hallmark", [
+    ("sm_80", "ptx", "mma.sync.aligned"),
+    ("sm_80", "sass", "HMMA"),
+    ("sm_90", "ptx", "wgmma.mma_async"),
+    ("sm_90", "sass", "HGMMA"),
+    ("sm_100", "ptx", "tcgen05.mma"),
+    ("gfx942", "amdgcn", "v_mfma"),
+])
+def test_gemm_uses_the_tensor_cores_of_each_generation(target, stage, hallmark):
+    assert hallmark in compiled("gemm", target).stage(stage)
+
+
+def test_gemm_on_sm80_does_not_use_hopper_instructions():
+    assert "wgmma" not in compiled("gemm", "sm_80").stage("ptx")
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90", "sm_100"])
+def test_vector_add_loads_128_bits_at_a_time(target):
+    ptx = compiled("vector_add", target).stage("ptx")
+    assert re.search(r"ld\.global(\.\w+)*\.v4\.b32", ptx), "expected 128-bit vector loads"
+
+
+def test_specialisation_is_the_jits_and_it_matters():
+    # At N=98432 (divisible by 16) the JIT marks n_elements divisible by 16 and the pointers
+    # 16-byte aligned, so the masked loads can be 128 bits wide. At N=98431 the mask can end
+    # mid-vector and the loads shrink: what a real launch at that size would compile.
+    even = compiled("vector_add", "sm_90")
+    odd = compiled("vector_add", "sm_90", shape={"N": 98431})
+    assumed = {a["name"]: a["assumed"] for a in even.specialization}
+    assert assumed["x_ptr"] == ["16-byte aligned"]
+    assert assumed["n_elements"] == ["divisible by 16"]
+    assert {a["name"]: a["assumed"] for a in odd.specialization}["n_elements"] == []
+    assert re.search(r"ld\.global(\.\w+)*\.v4\.b32", even.stage("ptx"))
+    assert not re.search(r"ld\.global(\.\w+)*\.v4\.b32", odd.stage("ptx"))
+
+
+def test_size_one_becomes_a_constant_as_in_the_jit():
+    c = compiled("vector_add", "sm_90", shape={"N": 1})
+    assert {a["name"]: a["type"] for a in c.specialization}["n_elements"] == "constexpr"
+
+
+def test_options_are_the_jits_defaults():
+    c = compiled("gemm", "sm_90")
+    assert c.options["num_warps"] == 8 and c.options["num_stages"] == 3
+    assert c.options["debug"] is False
+    assert c.options["arch"] == "sm90"
+
+
+def test_num_warps_and_stages_reach_the_binary():
+    c = compiled("gemm", "sm_80", num_warps=4, num_stages=4)
+    assert c.metadata.num_warps == 4 and c.metadata.num_stages == 4
+    assert ".reqntid 128" in c.stage("ptx")
+
+
+def test_second_compile_is_served_from_the_cache():
+    spec = registry.load("softmax")
+    cfg = compiler.resolve_config(spec)
+    compiler.compile_kernel(spec, targets.resolve("sm_90"), cfg)
+    again = compiler.compile_kernel(spec, targets.resolve("sm_90"), cfg)
+    assert again.cache_hit
+
+
+def test_cache_fast_path_returns_the_same_kernel_as_triton(monkeypatch):
+    from playground import cache
+    spec = registry.load("relu_matmul")
+    first = compiler.compile_kernel(spec, targets.resolve("sm_80"))
+    monkeypatch.setattr(cache, "lookup", lambda *a: None)   # force Triton's own cache lookup
+    second = compiler.compile_kernel(spec, targets.resolve("sm_80"))
+    assert second.hash == first.hash and second.cache_hit
+    assert second.stage("ptx") == first.stage("ptx")
+
+
+def test_user_file_with_several_specs():
+    spec = registry.load("tests/data/my_kernels.py:scale")
+    assert spec.name == "scale"
+    c = compiler.compile_kernel(spec, targets.resolve("sm_90"))
+    assert "mul.f32" in c.stage("ptx")
+    with pytest.raises(UserError, match="several kernels"):
+        registry.load("tests/data/my_kernels.py")
+
+
+def test_unknown_kernel_suggests_the_nearest_name():
+    with pytest.raises(UserError, match="did you mean 'gemm'"):
+        registry.load("gem")
+
+
+def test_stage_the_target_lacks():
+    with pytest.raises(UserError, match="does not exist for gfx942"):
+        compiled("vector_add", "gfx942").stage("ptx")
+
+
+@pytest.mark.parametrize("meta,message", [
+    ({"BLOCK_SIZ": 128}, "did you mean BLOCK_SIZE"),
+    ({"BLOCK_SIZE": 1000}, "power of two"),
+])
+def test_bad_meta(meta, message):
+    with pytest.raises(UserError, match=message):
+        compiler.resolve_config(registry.load("vector_add"), meta=meta)
+
+
+def test_targets_by_name():
+    assert targets.resolve("sm_90").arch == 90
+    assert targets.resolve("SM90").name == "sm_90"
+    assert targets.resolve("gfx942").warp_size == 64
+    assert targets.resolve("gfx1100").warp_size == 32
+    with pytest.raises(UserError, match="unknown target"):
+        targets.resolve("sm_75x")

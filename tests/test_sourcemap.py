@@ -1,0 +1,73 @@
+"""--interleave: known lines of the kernels own known instructions, in every stage."""
+import pytest
+
+from playground import compiler, disasm, registry, sourcemap, targets
+
+pytestmark = pytest.mark.compile
+
+
+def groups(kernel, target, stage):
+    spec = registry.load(kernel)
+    c = compiler.compile_kernel(spec, targets.resolve(target))
+    text = disasm.sass_with_line_info(c) if stage == "sass" else c.stage(stage)
+    file, first, last = sourcemap.kernel_lines(spec.kernel)
+    ptx = c.stage("ptx") if stage == "sass" else None
+    return {g.python.strip(): "\n".join(g.stage_lines)
+            for g in sourcemap.interleave(stage, text, file, first, last, ptx) if g.line is not None}
+
+
+def owner(groups_by_line, needle):
+    """The Python lines whose stage lines contain `needle`."""
+    return [line for line, body in groups_by_line.items() if needle in body]
+
+
+DOT = "accumulator = tl.dot(a, b, accumulator)"
+
+
+@pytest.mark.parametrize("target,stage,instruction", [
+    ("sm_90", "ttir", "tt.dot"),
+    ("sm_90", "ttgir", "ttng.warp_group_dot %"),   # the dot itself; the pipeliner's final wait sits on the loop
+    ("sm_90", "llir", "wgmma.mma_async"),
+    ("sm_90", "ptx", "wgmma.mma_async"),
+    ("sm_90", "sass", "HGMMA"),
+    ("sm_80", "ptx", "mma.sync"),
+    ("sm_80", "sass", "HMMA"),
+    ("gfx942", "amdgcn", "v_mfma"),
+])
+def test_the_dot_line_owns_the_tensor_core_instructions(target, stage, instruction):
+    by_line = groups("gemm", target, stage)
+    counts = {line: body.count(instruction) for line, body in by_line.items() if instruction in body}
+    assert DOT in counts
+    # ptxas's line table is the binary's own word, and after scheduling it can file an
+    # instruction under a neighbour (one of sm_90's four HGMMAs sits under the load of b).
+    # The dot line must still own most of them.
+    assert counts[DOT] * 4 >= 3 * sum(counts.values()), counts
+
+
+@pytest.mark.parametrize("stage,instruction", [("ptx", "mov.u32"), ("sass", "S2R"), ("ttir", "tt.get_program_id")])
+def test_program_id_line_reads_the_block_index(stage, instruction):
+    body = groups("gemm", "sm_90", stage)["pid = tl.program_id(axis=0)"]
+    assert instruction in body and ("ctaid.x" in body or "CTAID.X" in body or stage == "ttir")
+
+
+@pytest.mark.parametrize("stage", ["ttgir", "llir", "ptx", "sass"])
+def test_inlined_library_code_belongs_to_the_calling_line(stage):
+    # tl.cdiv lives in triton/language/standard.py; its add-127 must land on the user's line.
+    by_line = groups("gemm", "sm_90", stage)
+    body = by_line["num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)"]
+    assert body, f"tl.cdiv's code was not attributed to the calling line in {stage}"
+    assert not any("standard.py" in line for line in by_line)
+
+
+def test_vector_loads_belong_to_the_load_lines():
+    by_line = groups("vector_add", "sm_90", "ptx")
+    assert owner(by_line, "ld.global.v4.b32") == ["x = tl.load(x_ptr + offsets, mask=mask)",
+                                                 "y = tl.load(y_ptr + offsets, mask=mask)"]
+    assert owner(by_line, "st.global.v4.b32") == ["tl.store(out_ptr + offsets, x + y, mask=mask)"]
+
+
+def test_attribution_rule():
+    lib = "/x/site-packages/triton/language/standard.py"
+    assert sourcemap.attribute([(lib, 43), ("/k/gemm.py", 34)], "/k/gemm.py") == 34
+    assert sourcemap.attribute([("/k/gemm.py", 50)], "/k/gemm.py") == 50
+    assert sourcemap.attribute([(lib, 43)], "/k/gemm.py") is None
