@@ -111,10 +111,10 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, show, int
     playground compile softmax --target gfx942 --show amdgcn
     playground compile gemm --show ttgir --interleave
     """
-    from playground import render
+    from playground import render, targets
     from playground.errors import UserError
+    stages = _stages(show, targets.resolve(target))   # a stage the target lacks fails before compiling
     c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype)
-    stages = _stages(show, c.target)
     if out_dir:
         written = render.write_out(c, out_dir, list(c.target.stages), force)
         click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(p.name for p in written)}", err=True)
