@@ -268,8 +268,9 @@ def _compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Exce
     message = message[-1] if message else type(inner).__name__
     if outer is None or not hasattr(outer.node, "lineno"):
         return KernelFailure(f"{spec.name}: Triton failed to compile it: {type(error).__name__}: {message}")
+    from .sourcemap import kernel_lines
+    _, def_line, _ = kernel_lines(spec.kernel)   # Triton numbers the error from the `def` line
     fn = spec.kernel
-    def_line = getattr(fn, "def_file_line_number", None) or fn.starting_line_number
     line = def_line + outer.node.lineno - 1
     source_line = outer.src.splitlines()[outer.node.lineno - 1].strip() if outer.src else ""
     where = f"{_short(fn.fn.__code__.co_filename)}:{line}"

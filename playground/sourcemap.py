@@ -182,11 +182,26 @@ def _ptx_frames_by_line(text: str) -> dict[int, list[Frame]]:
                 current = [(files.get(m.group(1), ""), int(m.group(2)))]
                 if m.group(3):
                     current.append((files.get(m.group(3), ""), int(m.group(4))))
+                else:   # older LLVM (Triton 3.6) names the caller only in a comment: `@[ gemm.py:34:27 ]`
+                    current += _callers_in_comment(line, files.values())
             seen_loc_in_asm = seen_loc_in_asm or in_asm
         if stripped.startswith("}") or stripped.startswith("$L__func_end"):
             current = []
         frames_at[number] = current
     return frames_at
+
+
+_CALLER_COMMENT = re.compile(r"@\[\s*([^:\s\]]+):(\d+):\d+")
+
+
+def _callers_in_comment(line: str, paths) -> list[Frame]:
+    """Frames from a `; f.py:43:13 @[ g.py:34:27 ]` comment, the file resolved by its base name."""
+    comment = line.split("//", 1)[1] if "//" in line else line.split(";", 1)[1] if ";" in line else ""
+    frames = []
+    for name, number in _CALLER_COMMENT.findall(comment):
+        path = next((p for p in paths if Path(p).name == name), name)
+        frames.append((path, int(number)))
+    return frames
 
 
 def _ptx(text: str):
@@ -242,7 +257,7 @@ def _sass(text: str, ptx: str | None = None):
 
 
 _GCN_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]+)")?')
-_GCN_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+.*?(?:@\[\s*([^:\]\s]+):(\d+):\d+)?")
+_GCN_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+")
 
 
 def _amdgcn(text: str):
@@ -253,10 +268,7 @@ def _amdgcn(text: str):
     out, current = [], []
     for line in text.splitlines():
         if m := _GCN_LOC.match(line):
-            current = [(files.get(m.group(1), ""), int(m.group(2)))]
-            if m.group(3):
-                caller = next((f for f in files.values() if Path(f).name == m.group(3)), m.group(3))
-                current.append((caller, int(m.group(4))))
+            current = [(files.get(m.group(1), ""), int(m.group(2)))] + _callers_in_comment(line, files.values())
             continue
         if _GCN_FILE.match(line):
             continue

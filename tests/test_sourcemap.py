@@ -39,9 +39,13 @@ def test_the_dot_line_owns_the_tensor_core_instructions(target, stage, instructi
     counts = {line: body.count(instruction) for line, body in by_line.items() if instruction in body}
     assert DOT in counts
     # ptxas's line table is the binary's own word, and after scheduling it can file an
-    # instruction under a neighbour (one of sm_90's four HGMMAs sits under the load of b).
-    # The dot line must still own most of them.
-    assert counts[DOT] * 4 >= 3 * sum(counts.values()), counts
+    # instruction under a neighbour in the loop (with Triton 3.6, two of sm_90's four HGMMAs
+    # sit under the load of b). The dot line must own at least half, and nothing outside the
+    # loop body may own any.
+    assert counts[DOT] * 2 >= sum(counts.values()), counts
+    loop_body = {DOT, "a = tl.load(a_ptrs, mask=offs_k[None, :] < k_remaining, other=0.0)",
+                 "b = tl.load(b_ptrs, mask=offs_k[:, None] < k_remaining, other=0.0)"}
+    assert set(counts) <= loop_body, counts
 
 
 @pytest.mark.parametrize("stage,instruction", [("ptx", "mov.u32"), ("sass", "S2R"), ("ttir", "tt.get_program_id")])

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The whole test suite on a fresh machine: the README's test command, and what .ci/run calls.
+#
+# 1. .venv: the newest supported Triton with torch's CPU build, for every test.
+# 2. .venv-triton36: the oldest supported Triton (no torch), for the compile-path tests.
+# Both are created on first use and reused after; pass --fresh to rebuild them.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PYTHON=${PYTHON:-python3}
+if [[ "${1:-}" == "--fresh" ]]; then rm -rf .venv .venv-triton36; shift; fi
+
+make_venv() {  # make_venv DIR PIP_ARGS...
+  local dir=$1; shift
+  if [[ ! -x "$dir/bin/python" ]]; then
+    "$PYTHON" -m venv "$dir"
+    "$dir/bin/python" -m pip install -q --upgrade pip
+  fi
+  "$dir/bin/python" -m pip install -q "$@"
+}
+
+# torch is pinned to 2.13.0: its CPU build is what these machines carry (a plain `torch`
+# would pull a multi-GB CUDA build). Triton is pinned to the versions the suite covers.
+make_venv .venv torch==2.13.0 triton==3.9.0 -e ".[test]"
+make_venv .venv-triton36 triton==3.6.0 pytest -e .
+
+echo "== triton 3.9 (newest supported): the whole suite"
+.venv/bin/python -m pytest "$@"
+
+echo "== triton 3.6 (oldest supported): the compile path"
+.venv-triton36/bin/python -m pytest -m "compile and not slow" "$@"
