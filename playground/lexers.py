@@ -4,8 +4,9 @@ PTX and LLVM IR use pygments' own lexers; Python uses its Python lexer.
 """
 from __future__ import annotations
 
+from pygments.filter import simplefilter
 from pygments.lexer import RegexLexer, bygroups, words
-from pygments.token import Comment, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
+from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
 
 
 class MlirLexer(RegexLexer):
@@ -43,15 +44,15 @@ class SassLexer(RegexLexer):
     filenames = ["*.sass"]
     tokens = {
         "root": [
-            (r"\s+", Whitespace),
+            (r"^([ \t]*)(\.[\w.]+.*?)$", bygroups(Whitespace, Comment.Preproc)),  # section directives
+            (r"[ \t]+|\n", Whitespace),   # never swallow a newline with the next line's indent: ^ must see it
             (r"//.*?$", Comment.Single),
             (r"/\*[0-9a-f]{4,}\*/", Comment.Special),                     # instruction address
             (r"/\*.*?\*/", Comment.Multiline),
-            (r"^\s*\.[\w.]+.*?$", Comment.Preproc),                        # section directives
             (r"[.\w$]+:", Name.Label),
             (r"@!?U?P[T\d]+", Keyword.Pseudo),                             # predicate guards
+            (r"\b(U?R\d+|RZ|URZ|SRZ|U?P\d+|PT|UPT|SR_[\w.]+)\b", Name.Variable),  # registers
             (r"\b([A-Z][A-Z0-9_]*)((?:\.[A-Z0-9_]+)*)", bygroups(Keyword, Keyword.Type)),  # opcode.MODIFIERS
-            (r"\b(U?R\d+|RZ|URZ|U?P\d+|PT|UPT|SR_[\w.]+)\b", Name.Variable),  # registers
             (r"c\[0x[0-9a-f]+\]", Name.Constant),
             (r"-?0x[0-9a-fA-F]+|-?\d+(\.\d+)?", Number),
             (r"[\[\](){},;|!~+-]", Punctuation),
@@ -68,10 +69,10 @@ class AmdgcnLexer(RegexLexer):
     filenames = ["*.s", "*.amdgcn"]
     tokens = {
         "root": [
-            (r"\s+", Whitespace),
+            (r"^([ \t]*)(\.[\w.]+)", bygroups(Whitespace, Comment.Preproc)),  # assembler directives
+            (r"[ \t]+|\n", Whitespace),
             (r";.*?$", Comment.Single),
             (r"//.*?$", Comment.Single),
-            (r"^\s*\.[\w.]+", Comment.Preproc),                            # assembler directives
             (r"[.\w$]+:", Name.Label),
             (r'"[^"]*"', String),
             (r"\b([sv]_[a-z0-9_]+|buffer_[a-z0-9_]+|global_[a-z0-9_]+|ds_[a-z0-9_]+|flat_[a-z0-9_]+|scratch_[a-z0-9_]+)",
@@ -86,8 +87,22 @@ class AmdgcnLexer(RegexLexer):
     }
 
 
+@simplefilter
+def _errors_as_text(self, lexer, stream, options):
+    """pygments' PTX and LLVM lexers predate some of what LLVM now prints (`@%p1` guards,
+    `captures(none)`); show those characters plainly rather than boxed as errors."""
+    for token, value in stream:
+        yield (Text if token in Error else token), value
+
+
 def lexer_for(stage: str):
     """The lexer for a stage, or None for binary stages."""
     from pygments.lexers import LlvmLexer, PtxLexer, PythonLexer
-    return {"source": PythonLexer, "ttir": MlirLexer, "ttgir": MlirLexer, "llir": LlvmLexer,
-            "ptx": PtxLexer, "sass": SassLexer, "amdgcn": AmdgcnLexer}.get(stage, lambda: None)()
+    lexer = {"source": PythonLexer, "ttir": MlirLexer, "ttgir": MlirLexer, "llir": LlvmLexer,
+             "ptx": PtxLexer, "sass": SassLexer, "amdgcn": AmdgcnLexer}.get(stage)
+    if lexer is None:
+        return None
+    lexer = lexer()
+    if stage in ("ptx", "llir"):
+        lexer.add_filter(_errors_as_text())
+    return lexer
