@@ -258,11 +258,8 @@ def _compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Exce
     from triton.compiler.errors import CompilationError
 
     outer = error if isinstance(error, CompilationError) else None
-    inner = error
-    while isinstance(inner.__cause__, CompilationError) or (isinstance(inner, CompilationError)
-                                                            and isinstance(inner.__cause__, Exception)):
-        if inner.__cause__ is None:
-            break
+    inner = error   # the root cause carries Triton's own words
+    while inner.__cause__ is not None:
         inner = inner.__cause__
     message = (getattr(inner, "error_message", None) or str(inner)).strip().splitlines()
     message = message[-1] if message else type(inner).__name__
