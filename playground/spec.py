@@ -50,7 +50,9 @@ class KernelSpec:
     make_inputs: Callable | None = None      # (shape, dtype, seed) -> dict of input tensors
     flops: Callable[[dict], int] | None = None   # (shape) -> floating-point operations
     bytes: Callable[[dict, int], int] | None = None  # (shape, element size) -> minimum DRAM traffic
-    torch_baseline: str = ""                 # what `bench` times against: an expression over the inputs and sizes ("torch.softmax(x, dim=1)"), or a function called with the inputs in order ("torch.matmul")
+    # what `bench` times against: an expression over the input names and sizes ("torch.softmax(x, dim=1)"),
+    # or a function called with the inputs in order ("torch.matmul")
+    torch_baseline: str = ""
     reduction_dim: str | None = None         # the dimension accumulated over (scales atol)
     constraints: Callable[[dict, str, dict], str | None] | None = None  # -> why not, or None
     cases: list[dict] = field(default_factory=list)        # test shapes, as data
