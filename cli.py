@@ -152,5 +152,97 @@ def _stages(show: str, target) -> list[str]:
     return names
 
 
+@main.command("diff")
+@click.argument("kernel")
+@click.option("--a", "a", default="", metavar="K=V,...",
+              help="Variant a: target=, num_warps=, num_stages=, dtype=, kernel=path.py:name, "
+                   "a meta-parameter (BLOCK_SIZE_M=64) or a dimension (M=1000).")
+@click.option("--b", "b", default="", metavar="K=V,...", help="Variant b, as --a.")
+@kernel_options
+@click.option("--show", default="ptx", show_default=True, metavar="STAGE",
+              help="The stage to diff: source, ttir, ttgir, llir, ptx, sass (NVIDIA), amdgcn (AMD).")
+@click.option("--raw", is_flag=True, help="Diff the exact text; by default addresses and register, value "
+                                          "and label numbers are replaced by # first.")
+@click.option("--context", "-U", default=3, show_default=True, help="Lines of context around each change.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--no-color", is_flag=True, help="No colours (NO_COLOR does the same).")
+def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype, show, raw, context, as_json,
+                 no_color):
+    """Compare two variants of KERNEL: figures side by side, then a diff of one stage.
+
+    Both variants start from the other options (--target, --meta, ...); --a and --b say what
+    each changes.
+
+    \b
+    playground diff gemm --a target=sm_80 --b target=sm_90 --show sass
+    playground diff gemm --target sm_90 --a num_warps=4 --b num_warps=8 --show ttgir
+    playground diff gemm --a BLOCK_SIZE_K=32 --b BLOCK_SIZE_K=64,num_stages=4
+    """
+    from playground import diff, params, render
+    cmp = diff.compare(kernel, a, b, show, target, params.parse_assignments(meta, "--meta"), num_warps,
+                       num_stages, params.parse_assignments(shape, "--shape"), dtype, raw, context)
+    if as_json:
+        import json
+        click.echo(json.dumps(diff.as_json(cmp), indent=2, default=str))
+        return
+    click.echo(diff.format_text(cmp, render.use_color(no_color)), nl=False)
+
+
+@main.command("sweep")
+@click.argument("kernel")
+@click.option("--target", "-t", default="native", show_default=True, metavar="T[,T...]",
+              help="One or more targets, comma-separated (sm_90,sm_89,gfx942). " + TARGET_HELP)
+@click.option("--meta", "-m", multiple=True, metavar="NAME=V1,V2,...",
+              help="Sweep the product of these ranges instead of the kernel's own configs. Repeat per name; "
+                   "num_warps and num_stages too; A..B is the powers of two from A to B.")
+@click.option("--shape", "-s", default="", metavar="D=N,...", help="Problem size for the compile and the model.")
+@click.option("--dtype", default=None, help="Element type (fp32, fp16, bf16, ...).")
+@click.option("--jobs", "-j", type=int, default=None, help="Worker processes [default: the CPU count].")
+@click.option("--num-sms", type=int, default=None, help="Another GPU of the same arch, by SM (CU) count.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV, one row per config and target.")
+@click.option("--no-progress", is_flag=True, help="No progress bar (there is none off a terminal either).")
+def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as_csv, no_progress):
+    """Compile KERNEL's autotune space for each target and rank it, before any GPU time.
+
+    \b
+    playground sweep gemm --target sm_90 --jobs 2
+    playground sweep gemm --target sm_90,sm_89,gfx942 --json > sweep.json
+    playground sweep gemm -t sm_80 -m BLOCK_SIZE_M=64,128 -m BLOCK_SIZE_K=32..128 -m num_stages=2,3
+    """
+    from playground import params, sweep
+    from playground.errors import UserError
+    if as_json and as_csv:
+        raise UserError("--json and --csv: pick one")
+    names = [t.strip() for t in target.split(",") if t.strip()]
+    with _progress(not no_progress, "compiling") as on_row:
+        result = sweep.run(kernel, names, sweep.parse_ranges(meta), params.parse_assignments(shape, "--shape"),
+                           dtype, jobs, num_sms, on_row=on_row)
+    if as_json:
+        import json
+        click.echo(json.dumps(sweep.as_json(result), indent=2, default=str))
+    elif as_csv:
+        click.echo(sweep.as_csv(result), nl=False)
+    else:
+        click.echo(sweep.format_text(result), nl=False)
+
+
+def _progress(wanted: bool, what: str):
+    """A rich progress bar on stderr, when it is a terminal; yields the callback (done, total, row)."""
+    import contextlib
+    if not wanted or not sys.stderr.isatty():
+        return contextlib.nullcontext(None)
+
+    @contextlib.contextmanager
+    def bar():
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        with Progress(TextColumn(f"{what}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                      console=Console(stderr=True), transient=True) as progress:
+            task = progress.add_task(what, total=None)
+            yield lambda done, total, _row: progress.update(task, completed=done, total=total)
+    return bar()
+
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,87 @@
+"""Is `playground sweep` worth its worker processes? Cold and cached, measured side by side in one run.
+
+Cold: the 16 configs of gemm's autotune space for sm_90, each side with an empty Triton cache of
+its own (a fresh TRITON_CACHE_DIR), so every config really compiles:
+  serial   one process compiles and reads every config in turn (`sweep.row` in a loop: the same
+           work a sweep row does, with no worker processes at all)
+  jobs=2   `sweep.run(..., jobs=2)`: two spawned workers
+Each side is a whole Python process, timed from outside, so both pay the interpreter and the
+imports. Goal: jobs=2 at most 0.6x serial (on 2 or more cores).
+
+Cached: the same sweep again, served from the cache (no worker starts). Goal: under 1 second,
+both as the library call and as the whole `playground sweep` command.
+
+Run: python benchmarks/sweep_parallel.py   (REPEAT=n for more alternating cold pairs; default 1)
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PY = sys.executable
+REPEAT = int(os.environ.get("REPEAT", "1"))
+KERNEL, TARGET = "gemm", "sm_90"
+
+CHILD = r'''
+import json, sys, time
+sys.path.insert(0, {root!r})
+start = time.perf_counter()
+from playground import registry, sweep, targets
+mode = {mode!r}
+if mode == "serial":
+    spec, tgt = registry.load({kernel!r}), targets.resolve({target!r})
+    rows = [sweep.row(spec, tgt, cfg) for cfg in sweep.space(spec)]
+    compiled = sum(not r["cache_hit"] for r in rows)
+else:
+    result = sweep.run({kernel!r}, [{target!r}], jobs=int(mode))
+    rows, compiled = result.rows, result.compiled
+    assert all(r["status"] == "ok" for r in rows), [r.get("error") for r in rows]
+print(json.dumps({{"inside": time.perf_counter() - start, "rows": len(rows), "compiled": compiled}}))
+'''
+
+
+def child(mode: str, cache_dir: str) -> dict:
+    code = CHILD.format(root=str(ROOT), mode=mode, kernel=KERNEL, target=TARGET)
+    env = {**os.environ, "TRITON_CACHE_DIR": cache_dir}
+    start = time.perf_counter()
+    done = subprocess.run([PY, "-c", code], check=True, capture_output=True, text=True, env=env, cwd=ROOT)
+    wall = time.perf_counter() - start
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "wall": wall}
+
+
+def main():
+    print(f"gemm autotune space on {TARGET}, {os.cpu_count()} CPUs; cold runs each in a fresh TRITON_CACHE_DIR")
+    serial, parallel = [], []
+    with tempfile.TemporaryDirectory() as scratch:
+        for i in range(REPEAT):
+            # Alternate the sides so that a busy machine slows both alike.
+            s = child("serial", f"{scratch}/serial{i}")
+            p = child("2", f"{scratch}/jobs2-{i}")
+            assert s["compiled"] == s["rows"] == 16 and p["compiled"] == p["rows"] == 16, (s, p)
+            serial.append(s["wall"])
+            parallel.append(p["wall"])
+            print(f"  cold, run {i + 1}: serial {s['wall']:.2f} s, jobs=2 {p['wall']:.2f} s "
+                  f"(ratio {p['wall'] / s['wall']:.2f})")
+        ratio = min(parallel) / min(serial)
+        print(f"cold  serial {min(serial):.2f} s, jobs=2 {min(parallel):.2f} s: ratio {ratio:.2f} "
+              f"(goal <= 0.60) {'OK' if ratio <= 0.6 else 'MISSED'}")
+
+        warm_dir = f"{scratch}/jobs2-0"
+        cached = child("2", warm_dir)
+        assert cached["compiled"] == 0, cached
+        env = {**os.environ, "TRITON_CACHE_DIR": warm_dir, "NO_COLOR": "1"}
+        start = time.perf_counter()
+        subprocess.run([PY, str(ROOT / "cli.py"), "sweep", KERNEL, "--target", TARGET, "--jobs", "2"], check=True,
+                       stdout=subprocess.DEVNULL, env=env, cwd=ROOT)
+        command = time.perf_counter() - start
+        print(f"cached  sweep.run {cached['inside']:.2f} s in-process ({cached['wall']:.2f} s with the interpreter); "
+              f"`playground sweep` {command:.2f} s (goal < 1 s) "
+              f"{'OK' if max(cached['inside'], command) < 1 else 'MISSED'}")
+
+
+if __name__ == "__main__":
+    main()

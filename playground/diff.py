@@ -1,0 +1,334 @@
+"""Compare two variants of a kernel: two targets, two configs, or two kernel files.
+
+A variant is what `--a`/`--b` say on top of the command's own options, as a comma list:
+`target=sm_80`, `num_warps=8`, `num_stages=4`, `dtype=bf16`, a meta-parameter
+(`BLOCK_SIZE_M=64`), a problem dimension (`M=1000`: it changes what the JIT specialises), or
+another kernel (`kernel=path.py:name`). Both variants are compiled through the usual
+pipeline, so every figure comes from the artefacts: resource usage (cuobjdump / amdgcn
+metadata), occupancy (when `playground.occupancy` is present) and the instruction mix
+(`playground.codeinspect`).
+
+The stage diff is a unified diff (difflib). Generated code renumbers everything when
+anything changes: SASS prints each instruction's address, ptxas and LLVM pick fresh
+register and value numbers, MLIR attaches location ids. Left as they are, nearly every
+line differs, so by default those numbers are replaced by `#` before diffing, and the
+output says so; `raw=True` diffs the exact text.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field, replace
+
+from .errors import UserError
+
+# Keys a variant may set besides meta-parameters and problem dimensions.
+VARIANT_KEYS = ("kernel", "target", "num_warps", "num_stages", "dtype")
+
+
+@dataclass
+class Variant:
+    kernel: str
+    target: str | None = None
+    meta: dict = field(default_factory=dict)
+    num_warps: int | None = None
+    num_stages: int | None = None
+    shape: dict = field(default_factory=dict)
+    dtype: str | None = None
+    text: str = ""          # what the user typed for this side
+
+
+def parse_variant(text: str, base: Variant, flag: str = "--a") -> Variant:
+    """`target=sm_80,num_warps=8,BLOCK_SIZE_M=64` on top of `base`."""
+    from . import params, registry
+    items = [i.strip() for i in (text or "").split(",") if i.strip()]
+    pairs = []
+    for item in items:
+        key, eq, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not key or not value:
+            raise UserError(f"{flag} '{item}': expected NAME=VALUE, as in {flag} target=sm_80")
+        pairs.append((key, value))
+    variant = replace(base, meta=dict(base.meta), shape=dict(base.shape), text=text or "")
+    # The kernel first: the other names are checked against the kernel this side compiles.
+    for key, value in pairs:
+        if key == "kernel":
+            variant.kernel = value
+    spec = registry.load(variant.kernel)
+    dims = list(spec.default_shape)
+    meta_names = [p.name for p in spec.kernel.params if p.is_constexpr]
+    for key, value in pairs:
+        if key == "kernel":
+            continue
+        if key in ("target", "dtype"):
+            setattr(variant, key, value)
+            continue
+        number = params.parse_assignments(f"{key}={value}", flag)[key]
+        if key in ("num_warps", "num_stages"):
+            setattr(variant, key, number)
+        elif key in meta_names:
+            variant.meta[key] = number
+        elif key in dims:
+            variant.shape[key] = number
+        else:
+            raise UserError(f"{flag} {key}: not one of {', '.join(VARIANT_KEYS)}, a meta-parameter of {spec.name} "
+                            f"({', '.join(meta_names) or 'none'}) or a dimension ({', '.join(dims)})")
+    return variant
+
+
+# ---- normalisation: the numbering that changes on every line when anything changes ----
+
+_NORMALISERS = {
+    "sass": [
+        (re.compile(r"/\*[0-9a-f]{4,}\*/\s*"), ""),                           # instruction addresses
+        (re.compile(r"/\* 0x[0-9a-f]+ \*/"), ""),                              # encodings, if printed
+        (re.compile(r"\b(U?R|U?P)\d+\b"), r"\1#"),                             # registers, predicates
+        (re.compile(r"\.L_x_\d+"), ".L_x_#"),                                  # branch labels
+    ],
+    "ptx": [
+        (re.compile(r"%(r|rd|rs|f|fd|p|h|hh|b)\d+\b"), r"%\1#"),               # virtual registers
+        (re.compile(r"\$L__BB\d+_\d+"), "$L__BB#"),                            # block labels
+        (re.compile(r"\$L__tmp\d+"), "$L__tmp#"),
+    ],
+    "llir": [
+        (re.compile(r"%\d+\b"), "%#"),                                          # SSA values
+        (re.compile(r"!\d+\b"), "!#"),                                          # metadata ids
+    ],
+    "amdgcn": [
+        (re.compile(r"\b([vsa])\[\d+:\d+\]"), r"\1[#]"),                       # register ranges
+        (re.compile(r"\b([vsa])\d+\b"), r"\1#"),                               # registers
+        (re.compile(r"\.LBB\d+_\d+"), ".LBB#"),                                # block labels
+    ],
+}
+_MLIR = [
+    (re.compile(r"\s*\bloc\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"), ""),      # locations, inline or trailing
+    (re.compile(r"%\d+\b"), "%#"),                                              # SSA values
+    (re.compile(r"%([A-Za-z][\w]*?)_\d+\b"), r"%\1_#"),                         # named values: %cst_3
+    (re.compile(r"%arg\d+\b"), "%arg#"),
+    (re.compile(r"\^bb\d+\b"), "^bb#"),
+]
+_NORMALISERS["ttir"] = _NORMALISERS["ttgir"] = _MLIR
+_MLIR_LOC_LINE = re.compile(r"^#loc\d*\s*=\s*loc\(")
+
+NORMALISATION = {
+    "sass": "instruction addresses dropped; register, predicate and label numbers shown as #",
+    "ptx": "virtual register and label numbers shown as #",
+    "llir": "value and metadata numbers shown as #",
+    "ttir": "locations dropped; value numbers shown as #",
+    "ttgir": "locations dropped; value numbers shown as #",
+    "amdgcn": "register and label numbers shown as #",
+}
+
+
+def normalise(text: str, stage: str) -> str:
+    """The stage's text with the numbering noise replaced, line for line (location lines dropped)."""
+    rules = _NORMALISERS.get(stage)
+    if not rules:
+        return text
+    out = []
+    for line in text.splitlines():
+        if stage in ("ttir", "ttgir") and _MLIR_LOC_LINE.match(line):
+            continue
+        for pattern, repl in rules:
+            line = pattern.sub(repl, line)
+        out.append(line.rstrip())
+    return "\n".join(out) + "\n"
+
+
+# ---- the comparison ----
+
+@dataclass
+class Side:
+    variant: Variant
+    compiled: object          # compiler.Compiled
+    figures: dict             # name -> number, in display order
+    label: str
+
+
+@dataclass
+class Comparison:
+    kernel: str
+    stage: str
+    a: Side
+    b: Side
+    normalised: bool
+    normalisation: str
+    diff: list[str]           # unified diff lines, no trailing newlines
+
+    @property
+    def deltas(self) -> list[tuple[str, object, object]]:
+        names = list(dict.fromkeys([*self.a.figures, *self.b.figures]))
+        return [(n, self.a.figures.get(n), self.b.figures.get(n)) for n in names
+                if self.a.figures.get(n) != self.b.figures.get(n)]
+
+    @property
+    def identical(self) -> bool:
+        return not self.diff
+
+
+def compare(kernel: str, a: str, b: str, stage: str = "ptx", target: str | None = None, meta: dict | None = None,
+            num_warps: int | None = None, num_stages: int | None = None, shape: dict | None = None,
+            dtype: str | None = None, raw: bool = False, context: int = 3) -> Comparison:
+    """Compile both variants and compare their figures and one stage."""
+    if not (a or "").strip() and not (b or "").strip():
+        raise UserError("say what differs: --a and --b, e.g. --a target=sm_80 --b target=sm_90")
+    if context < 0:
+        raise UserError(f"--context {context}: must be 0 or more lines")
+    base = Variant(kernel=kernel, target=target, meta=dict(meta or {}), num_warps=num_warps,
+                   num_stages=num_stages, shape=dict(shape or {}), dtype=dtype)
+    sides = [_side(parse_variant(text, base, flag), stage, flag[-1]) for text, flag in ((a, "--a"), (b, "--b"))]
+    mixes = [s.figures.pop("_mix") for s in sides]
+    for side, mix in zip(sides, mixes):
+        side.figures = _merge(side.figures, [mix, *(m for m in mixes if m is not mix)])
+    texts = []
+    for side in sides:
+        text = side.compiled.stage(stage)
+        if isinstance(text, bytes):
+            raise UserError(f"{stage} is a binary; diff sass (NVIDIA) or amdgcn (AMD) instead")
+        texts.append(text if raw else normalise(text, stage))
+    lines = list(difflib.unified_diff(texts[0].splitlines(), texts[1].splitlines(),
+                                      f"a/{stage} ({sides[0].label})", f"b/{stage} ({sides[1].label})",
+                                      n=context, lineterm=""))
+    normalised = not raw and stage in NORMALISATION
+    how = NORMALISATION[stage] if normalised else "none: the exact text"
+    return Comparison(kernel=kernel, stage=stage, a=sides[0], b=sides[1], normalised=normalised,
+                      normalisation=how, diff=lines)
+
+
+def _side(variant: Variant, stage: str, letter: str) -> Side:
+    from . import compiler, registry, targets
+    spec = registry.load(variant.kernel)
+    tgt = targets.resolve(variant.target)
+    if stage not in tgt.stages:
+        raise UserError(f"stage '{stage}' does not exist for {tgt.name} (side {letter}); "
+                        f"it has: {', '.join(tgt.stages)}")
+    config = compiler.resolve_config(spec, variant.meta, variant.num_warps, variant.num_stages,
+                                     variant.shape, variant.dtype)
+    c = compiler.compile_kernel(spec, tgt, config)
+    label = variant.text.strip() or "base"
+    resources, mix = figures(c, stage)
+    return Side(variant=variant, compiled=c, figures=resources | {"_mix": mix}, label=label)
+
+
+def figures(c, stage: str | None = None) -> tuple[dict, dict]:
+    """The numbers worth comparing, each read from the compiled artefact: (resources, instruction mix)."""
+    r = c.resources
+    out = {"registers": r.registers}
+    if not c.target.is_nvidia:
+        out |= {"VGPRs": r.vgprs, "AGPRs": r.agprs, "SGPRs": r.sgprs}
+    out |= {"spill stores": r.spill_store_bytes, "spill loads": r.spill_load_bytes,
+            "shared memory": r.shared_total}
+    occ = _occupancy(c)
+    if occ is not None:
+        out |= {"blocks per SM": occ.active_blocks_per_sm, "occupancy": occ.occupancy,
+                "launchable": occ.launchable}
+    if stage and stage not in ("cubin", "hsaco"):
+        out[f"{stage} lines"] = len(c.stage(stage).splitlines())
+    # codeinspect names tensor-core families "mma.<family>"; the family alone reads better: "wgmma 0 → 8".
+    mix = {name.removeprefix("mma."): count for name, count in _instruction_mix(c).items()}
+    return out, mix
+
+
+def _merge(resources: dict, mixes: list[dict]) -> dict:
+    """Resources, then every instruction category either side has (0 where one side has none)."""
+    names = sorted(set().union(*mixes), key=lambda n: (n != "instructions", n))
+    return resources | {n: mixes[0].get(n, 0) for n in names}
+
+
+def _occupancy(c):
+    try:
+        from . import occupancy
+    except ImportError:
+        return None
+    return occupancy.of(c)
+
+
+def _instruction_mix(c) -> dict:
+    try:
+        from . import codeinspect
+    except ImportError:
+        return {}
+    return codeinspect.instruction_mix(c)
+
+
+# ---- rendering ----
+
+_BYTES = ("shared memory", "spill stores", "spill loads")
+
+
+def show(name: str, value) -> str:
+    from .render import kib
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if name in _BYTES:
+        return kib(value)
+    if name == "occupancy":
+        return f"{value:.0%}"
+    return str(value)
+
+
+def delta_line(cmp: Comparison) -> str:
+    figs = [(n, a, b) for n, a, b in cmp.deltas if not n.endswith(" lines")]
+    if not figs:
+        return "no differences in resource usage or instruction mix"
+    return ", ".join(f"{n} {show(n, a)} → {show(n, b)}" for n, a, b in figs)
+
+
+def format_text(cmp: Comparison, color: bool = False) -> str:
+    """Deltas on top, the figures side by side, then the stage diff."""
+    bold, red, green, cyan, plain = ("\x1b[1m", "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[0m") if color \
+        else ("",) * 5
+    a, b = cmp.a, cmp.b
+    out = [f"{bold}a{plain}  {a.label:<{w}}  {_where(a)}" for w in [max(len(a.label), len(b.label))]]
+    out += [f"{bold}b{plain}  {b.label:<{w}}  {_where(b)}" for w in [max(len(a.label), len(b.label))]]
+    out += [f"{bold}changed{plain}  {delta_line(cmp)}", ""]
+    names = list(dict.fromkeys([*a.figures, *b.figures]))
+    width = max(len(n) for n in names)
+    cols = [max(len("a"), *(len(show(n, a.figures.get(n))) for n in names)),
+            max(len("b"), *(len(show(n, b.figures.get(n))) for n in names))]
+    out.append(f"{'':<{width}}  {'a':>{cols[0]}}  {'b':>{cols[1]}}")
+    for n in names:
+        va, vb = a.figures.get(n), b.figures.get(n)
+        mark = f"  {cyan}*{plain}" if va != vb else ""
+        out.append(f"{n:<{width}}  {show(n, va):>{cols[0]}}  {show(n, vb):>{cols[1]}}{mark}")
+    out.append("")
+    out.append(f"{bold}{cmp.stage} diff{plain}, normalised: {cmp.normalisation}"
+               + (" (--raw for the exact text)" if cmp.normalised else ""))
+    if cmp.identical:
+        out.append(f"the {cmp.stage} of both variants is the same" + (" after normalisation" if cmp.normalised
+                                                                       else ""))
+        return "\n".join(out) + "\n"
+    from .render import highlight
+    for line in cmp.diff:
+        if line.startswith(("---", "+++")):
+            out.append(f"{bold}{line}{plain}")
+        elif line.startswith("@@"):
+            out.append(f"{cyan}{line}{plain}")
+        elif line.startswith("-"):
+            out.append(f"{red}{line}{plain}")
+        elif line.startswith("+"):
+            out.append(f"{green}{line}{plain}")
+        else:
+            out.append(" " + highlight(line[1:], cmp.stage, color).rstrip("\n"))
+    return "\n".join(out) + "\n"
+
+
+def _where(side: Side) -> str:
+    c = side.compiled
+    cfg = c.config
+    meta = ",".join(f"{k}={v}" for k, v in cfg.meta.items())
+    return f"{c.spec.name} on {c.target.name}, num_warps={cfg.num_warps}, num_stages={cfg.num_stages}, {meta}"
+
+
+def as_json(cmp: Comparison) -> dict:
+    def side(s: Side) -> dict:
+        c = s.compiled
+        return {"variant": s.label, "kernel": c.spec.name, "file": c.spec.source_path, "target": c.target.name,
+                "num_warps": c.config.num_warps, "num_stages": c.config.num_stages, "meta": c.config.meta,
+                "shape": c.config.shape, "dtype": c.config.dtype, "hash": c.hash, "figures": s.figures}
+    return {"kernel": cmp.kernel, "stage": cmp.stage, "normalised": cmp.normalised,
+            "normalisation": cmp.normalisation, "a": side(cmp.a), "b": side(cmp.b),
+            "deltas": [{"name": n, "a": a, "b": b} for n, a, b in cmp.deltas],
+            "identical": cmp.identical, "diff": "\n".join(cmp.diff) + ("\n" if cmp.diff else "")}

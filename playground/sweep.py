@@ -1,0 +1,510 @@
+"""Triage an autotune space offline: compile every config for every target, and say which to try.
+
+Each config is compiled through the usual pipeline (so a row's figures are those of a single
+`compile` of that config), and read for registers, spills and shared memory (from the
+artefact), occupancy and whether it can launch at all (`playground.occupancy`), and the
+modelled time at a problem shape (`playground.roofline`).
+
+Compiles run in worker processes (spawned: a clean interpreter, no forked Triton state).
+Triton's on-disk cache is shared between them; it writes every file to a temporary name and
+renames it into place, so two processes compiling the same kernel at once both end with a
+whole entry. Before starting any worker, the parent looks each config up in the cache:
+a rerun of a sweep never spawns a process. A config whose compile raises is that config's
+failure; a worker that dies (a crash inside the compiler) breaks the pool, and the configs
+that were in flight are then run again one per process, so the one that died is named and
+the others finish.
+"""
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import itertools
+import os
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+
+from .errors import UserError
+
+LAUNCH_KEYS = ("num_warps", "num_stages")
+
+
+# ---- the space ----
+
+def parse_ranges(items: list[str] | tuple[str, ...] | str | None) -> dict[str, list]:
+    """`["BLOCK_SIZE_M=64,128", "num_warps=4,8"]` -> {name: [values]}.
+
+    Each item is NAME=V1,V2,... ; several may share one string, separated by spaces or ';'.
+    `A..B` (powers of two) expands to A, 2A, ... up to B: `BLOCK_SIZE_K=32..128` is 32, 64, 128.
+    """
+    from . import params
+    if isinstance(items, str):
+        items = [items]
+    ranges: dict[str, list] = {}
+    for item in items or ():
+        for part in item.replace(";", " ").split():
+            name, eq, values = part.partition("=")
+            if not eq or not name or not values.strip(","):
+                raise UserError(f"--meta '{part}': expected NAME=V1,V2,..., as in --meta BLOCK_SIZE_M=64,128")
+            if name in ranges:
+                raise UserError(f"--meta {name}: given twice")
+            ranges[name] = []
+            for value in filter(None, values.split(",")):
+                if ".." in value:
+                    ranges[name] += _doubling(name, value)
+                else:
+                    ranges[name].append(params.parse_assignments(f"{name}={value}", "--meta")[name])
+    return ranges
+
+
+def _doubling(name: str, text: str) -> list[int]:
+    low, _, high = text.partition("..")
+    try:
+        low, high = int(low), int(high)
+    except ValueError:
+        raise UserError(f"--meta {name}={text}: a range is two integers, A..B") from None
+    if low < 1 or high < low:
+        raise UserError(f"--meta {name}={text}: a range runs from a positive A up to B >= A")
+    out = []
+    while low <= high:
+        out.append(low)
+        low *= 2
+    return out
+
+
+def space(spec, ranges: dict[str, list] | None = None) -> list[dict]:
+    """The configs to compile: the product of `ranges` over the spec's defaults, else spec.configs.
+
+    A kernel with neither gets its one default config.
+    """
+    if ranges:
+        known = [p.name for p in spec.kernel.params if p.is_constexpr]
+        for name in ranges:
+            if name not in known and name not in LAUNCH_KEYS:
+                raise UserError(f"--meta {name}: not a meta-parameter of {spec.name} ({', '.join(known)}) "
+                                f"nor num_warps / num_stages")
+        names = list(ranges)
+        return [dict(zip(names, values)) for values in itertools.product(*ranges.values())]
+    if spec.configs:
+        return [dict(c) for c in spec.configs]
+    return [{}]
+
+
+def split(config: dict) -> tuple[dict, int | None, int | None]:
+    """A config dict -> (meta, num_warps, num_stages)."""
+    meta = {k: v for k, v in config.items() if k not in LAUNCH_KEYS}
+    return meta, config.get("num_warps"), config.get("num_stages")
+
+
+# ---- one row: the same function in the parent (cache hits) and in the workers ----
+
+def row(spec, target, config: dict, shape: dict | None = None, dtype: str | None = None,
+        num_sms: int | None = None) -> dict:
+    """Compile one config for one target and read its figures. Raises on failure."""
+    from . import compiler
+    meta, warps, stages = split(config)
+    cfg = compiler.resolve_config(spec, meta, warps, stages, shape, dtype)
+    c = compiler.compile_kernel(spec, target, cfg)
+    return figures(c, num_sms)
+
+
+def figures(c, num_sms: int | None = None) -> dict:
+    r = c.resources
+    out = {"status": "ok", "error": None, "registers": r.registers,
+           "spill_store_bytes": r.spill_store_bytes, "spill_load_bytes": r.spill_load_bytes,
+           "shared_bytes": r.shared_total, "num_warps": c.config.num_warps, "num_stages": c.config.num_stages,
+           "meta": dict(c.config.meta), "hash": c.hash, "cache_hit": c.cache_hit,
+           "compile_seconds": round(c.compile_seconds, 4)}
+    out |= _occupancy(c, num_sms)
+    out |= _model(c, num_sms)
+    return out
+
+
+def _occupancy(c, num_sms) -> dict:
+    try:
+        from . import occupancy
+    except ImportError:     # FALLBACK until playground.occupancy exists: no occupancy, launchability unknown
+        return {"active_blocks_per_sm": None, "occupancy": None, "limiter": [], "launchable": None,
+                "reason": "occupancy not available"}
+    o = occupancy.of(c, num_sms=num_sms)
+    return {"active_blocks_per_sm": o.active_blocks_per_sm, "occupancy": o.occupancy,
+            "limiter": list(o.limiter), "launchable": o.launchable, "reason": o.reason or None}
+
+
+def _model(c, num_sms) -> dict:
+    """The roofline's time at the sweep's shape (wave quantisation included), or None when not modelled."""
+    try:
+        from . import roofline
+    except ImportError:     # FALLBACK until playground.roofline exists: no modelled time, no rank
+        return {"modelled_seconds": None, "bound": None}
+    if c.spec.flops is None or c.spec.bytes is None:
+        return {"modelled_seconds": None, "bound": None}     # the spec gives nothing to model
+    from . import devices
+    m = roofline.model(c, devices.with_num_sms(devices.get(c.target.name), num_sms))
+    return {"modelled_seconds": m.estimate.seconds, "bound": m.estimate.bound}
+
+
+def _failure(error: str) -> dict:
+    return {"status": "failed", "error": error}
+
+
+# ---- workers ----
+
+def _warm_worker() -> None:
+    """Import the compile path once per worker, not once per config."""
+    import triton.compiler  # noqa: F401
+
+    from . import compiler, resources  # noqa: F401
+
+
+def _work(task: dict) -> dict:
+    """Runs in a worker: one config, its failure caught and returned as data."""
+    try:
+        from . import registry, targets
+        spec = registry.load(task["kernel"])
+        return row(spec, targets.resolve(task["target"]), task["config"], task["shape"], task["dtype"],
+                   task["num_sms"])
+    except KeyboardInterrupt:
+        raise
+    except BaseException as e:   # SystemExit from a user's file counts as that config's failure too
+        return _failure(_one_line(e))
+
+
+def _isolated_main(task: dict, conn) -> None:
+    conn.send(_work(task))
+    conn.close()
+
+
+def _one_line(e: BaseException) -> str:
+    from .errors import KernelFailure
+    text = " ".join(str(e).split())
+    return text if isinstance(e, (UserError, KernelFailure)) and text else f"{type(e).__name__}: {text}"
+
+
+def _context():
+    import multiprocessing
+    return multiprocessing.get_context("spawn")
+
+
+@contextlib.contextmanager
+def _main_not_rerun():
+    """Start workers without re-running the caller's script in each of them.
+
+    A spawned child normally re-imports the parent's `__main__` file, which, in a script
+    without an `if __name__ == "__main__":` guard, would start the sweep again. The workers
+    need nothing from that script: while they start, they see a `__main__` with no file.
+    """
+    import sys
+    import types
+    real = sys.modules["__main__"]
+    if getattr(real, "__file__", None) is None:
+        yield
+        return
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = real
+
+
+# ---- the sweep ----
+
+@dataclass
+class Sweep:
+    kernel: str
+    shape: dict
+    dtype: str
+    targets: list[str]
+    configs: list[dict]
+    rows: list[dict]
+    seconds: float
+    compiled: int = 0         # configs that went to a worker
+    workers: int = 0          # worker processes started
+    notes: list[str] = field(default_factory=list)
+
+    def by_target(self, target: str) -> list[dict]:
+        return [r for r in self.rows if r["target"] == target]
+
+
+def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape: dict | None = None,
+        dtype: str | None = None, jobs: int | None = None, num_sms: int | None = None,
+        on_row=None) -> Sweep:
+    """Compile the space for every target; one row per (target, config), in a stable order.
+
+    `on_row(done, total, row)` is called once with (0, total, None), then as each row is ready
+    (for a progress bar).
+    """
+    from . import compiler, params, registry, targets
+    start = time.perf_counter()
+    spec = registry.load(kernel)
+    tgts = [targets.resolve(t) for t in target_names]
+    if not tgts:
+        raise UserError("--target: name at least one target")
+    if len({t.name for t in tgts}) != len(tgts):
+        raise UserError("--target: a target is named twice")
+    if num_sms is not None:   # a bad --num-sms is the user's error, not every row's
+        from . import devices
+        for t in tgts:
+            devices.with_num_sms(devices.get(t.name), num_sms)
+    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    if jobs < 1:
+        raise UserError(f"--jobs {jobs}: must be at least 1")
+    shape = params.check_shape(spec, shape or {})
+    dtype = params.check_dtype(spec, dtype)
+    configs = space(spec, ranges)
+    tasks = [{"index": i, "kernel": kernel, "target": t.name, "config": cfg, "shape": shape, "dtype": dtype,
+              "num_sms": num_sms} for i, (t, cfg) in enumerate(itertools.product(tgts, configs))]
+    rows: list[dict | None] = [None] * len(tasks)
+    done = 0
+    if on_row:
+        on_row(0, len(tasks), None)
+
+    def finish(task, result):
+        nonlocal done
+        rows[task["index"]] = {"target": task["target"], "config": task["config"], **result}
+        done += 1
+        if on_row:
+            on_row(done, len(tasks), rows[task["index"]])
+
+    # The parent answers what the cache holds (and what is not a valid config) without a worker.
+    misses = []
+    by_name = {t.name: t for t in tgts}
+    for task in tasks:
+        meta, warps, stages = split(task["config"])
+        try:
+            cfg = compiler.resolve_config(spec, meta, warps, stages, shape, dtype)
+        except UserError as e:
+            finish(task, _failure(str(e)))
+            continue
+        if _is_cached(spec, by_name[task["target"]], cfg):
+            try:
+                result = row(spec, by_name[task["target"]], task["config"], shape, dtype, num_sms)
+            except Exception as e:
+                result = _failure(_one_line(e))
+            finish(task, result)
+        else:
+            misses.append(task)
+
+    workers = min(jobs, len(misses))
+    if misses:
+        crashed = _in_pool(misses, workers, finish)
+        if crashed:
+            _one_per_process(crashed, workers, finish)
+    result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.name for t in tgts], configs=configs,
+                   rows=rows, seconds=time.perf_counter() - start, compiled=len(misses), workers=workers)
+    rank(result.rows)
+    return result
+
+
+def _is_cached(spec, target, cfg) -> bool:
+    """Whether the compile pipeline's fast index already knows this kernel (no compile, no worker)."""
+    from triton.compiler import ASTSource
+
+    from . import cache, compiler
+    if cache.disabled():
+        return False
+    try:
+        with compiler._quiet_triton():
+            signature, constexprs, attrs, options, _ = compiler.specialize(spec, target, cfg)
+    except Exception:
+        return False     # let the worker meet the error and report it as this config's failure
+    src = ASTSource(spec.kernel, signature, constexprs, attrs)
+    return cache.lookup(cache.key(src, target.gpu_target(), options), src) is not None
+
+
+def _in_pool(tasks: list[dict], workers: int, finish) -> list[dict]:
+    """Run tasks in a pool; return those lost to a worker that died."""
+    lost = []
+    with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_warm_worker) as pool:
+        with _main_not_rerun():
+            futures = {pool.submit(_work, t): t for t in tasks}
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for f in finished:
+                try:
+                    result = f.result()
+                except BrokenProcessPool:
+                    lost.append(futures[f])
+                    continue
+                finish(futures[f], result)
+    return sorted(lost, key=lambda t: t["index"])
+
+
+def _one_per_process(tasks: list[dict], workers: int, finish) -> None:
+    """After a crash: each remaining config in a process of its own, so a death names its config."""
+    ctx = _context()
+
+    def one(task):
+        receive, send = ctx.Pipe(duplex=False)
+        p = ctx.Process(target=_isolated_main, args=(task, send), daemon=True)
+        with _start_lock, _main_not_rerun():
+            p.start()
+        send.close()
+        try:
+            result = receive.recv()
+        except EOFError:
+            result = None
+        p.join()
+        if result is None:
+            result = _failure(f"the compiler process died ({_exit_reason(p.exitcode)}) compiling this config")
+        return task, result
+
+    with ThreadPoolExecutor(max_workers=max(workers, 1)) as threads:
+        for task, result in threads.map(one, tasks):
+            finish(task, result)
+
+
+_start_lock = threading.Lock()   # the isolation threads swap __main__ one at a time
+
+
+def _exit_reason(code: int | None) -> str:
+    import signal
+    if code is None:
+        return "no exit code"
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def rank(rows: list[dict]) -> None:
+    """Per target, rank the configs that compile and can launch by modelled time (1 = fastest).
+
+    Equal times share a rank. Rows with no modelled time, that failed or cannot launch get no rank.
+    """
+    for target in dict.fromkeys(r["target"] for r in rows):
+        ranked = sorted((r for r in rows if r["target"] == target and r["status"] == "ok"
+                         and r.get("launchable") is not False and r.get("modelled_seconds") is not None),
+                        key=lambda r: r["modelled_seconds"])
+        previous, place = None, 0
+        for i, r in enumerate(ranked, 1):
+            if r["modelled_seconds"] != previous:
+                place, previous = i, r["modelled_seconds"]
+            r["rank"] = place
+    for r in rows:
+        r.setdefault("rank", None)
+        r["flags"] = flags(r)
+
+
+def flags(r: dict) -> list[str]:
+    if r["status"] != "ok":
+        return ["failed"]
+    out = []
+    if r.get("launchable") is False:
+        out.append("cannot launch")
+    if r.get("spill_store_bytes") or r.get("spill_load_bytes"):
+        out.append("spills")
+    return out
+
+
+# ---- rendering ----
+
+def varying(configs: list[dict]) -> list[str]:
+    """The config keys that differ between configs (constant ones go in the title)."""
+    keys = list(dict.fromkeys(k for c in configs for k in c))
+    return [k for k in keys if len({repr(c.get(k)) for c in configs}) > 1] or keys
+
+
+def _short(name: str) -> str:
+    """BLOCK_SIZE_M -> BM, GROUP_SIZE_M -> GM, num_warps -> warps: table headers, not identifiers."""
+    if name in LAUNCH_KEYS:
+        return name.split("_")[1]
+    parts = name.split("_")
+    if len(parts) > 1 and parts[-1] and len(parts[-1]) <= 2:
+        return parts[0][0] + parts[-1]
+    return name
+
+
+def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
+    from .render import kib
+    keys = varying(s.configs)
+    head = [_short(k) for k in keys] + ["regs", "spills", "smem", "blocks/SM", "occupancy", "limiter",
+                                        "modelled", "rank", "notes"]
+    body = []
+    for r in s.by_target(target):
+        cells = [str(r["config"].get(k, "")) for k in keys]
+        if r["status"] != "ok":
+            body.append(cells + ["-"] * 8 + [f"FAILED: {r['error']}"])
+            continue
+        spill = r["spill_store_bytes"] + r["spill_load_bytes"]
+        occ = r.get("occupancy")
+        notes = []
+        if r.get("launchable") is False:
+            notes.append(f"CANNOT LAUNCH: {r.get('reason')}")
+        if spill:
+            notes.append(f"SPILLS {r['spill_store_bytes']} B stored, {r['spill_load_bytes']} B loaded")
+        body.append(cells + [
+            str(r["registers"]), kib(spill) if spill else "0", kib(r["shared_bytes"]),
+            "-" if r.get("active_blocks_per_sm") is None else str(r["active_blocks_per_sm"]),
+            "-" if occ is None else f"{occ:.0%}",
+            ",".join(r.get("limiter") or []) or "-",
+            _time(r.get("modelled_seconds")),
+            "-" if r.get("rank") is None else str(r["rank"]),
+            "; ".join(notes)])
+    return head, body
+
+
+def _time(seconds) -> str:
+    if seconds is None:
+        return "-"
+    return f"{seconds * 1e6:.1f} us" if seconds < 1e-3 else f"{seconds * 1e3:.3f} ms"
+
+
+def format_text(s: Sweep) -> str:
+    shape = ", ".join(f"{k}={v}" for k, v in s.shape.items())
+    keys = varying(s.configs)
+    fixed = {k: v for k, v in (s.configs[0] if s.configs else {}).items() if k not in keys}
+    out = []
+    for target in s.targets:
+        out.append(f"{s.kernel} on {target}: {len(s.configs)} configs, shape {shape}, dtype {s.dtype}"
+                   + (f"; all with {', '.join(f'{k}={v}' for k, v in fixed.items())}" if fixed else ""))
+        head, body = table_rows(s, target)
+        widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
+        widths[-1] = 0
+        out.append("  ".join(h.rjust(w) if i < len(head) - 1 else h for i, (h, w) in enumerate(zip(head, widths))))
+        for b in body:
+            out.append("  ".join(c.rjust(w) if i < len(b) - 1 else c for i, (c, w) in enumerate(zip(b, widths))))
+        out.append("")
+    rows = s.rows
+    failed = sum(r["status"] != "ok" for r in rows)
+    blocked = sum("cannot launch" in r["flags"] for r in rows)
+    spills = sum("spills" in r["flags"] for r in rows)
+    out.append(f"{len(rows)} compiles: {len(rows) - s.compiled} from the cache, {s.compiled} in "
+               f"{s.workers} worker process{'es' if s.workers != 1 else ''}; {failed} failed, {blocked} cannot "
+               f"launch, {spills} spill; {s.seconds:.1f} s")
+    if any(r.get("modelled_seconds") is not None for r in rows):
+        out.append("modelled: a roofline estimate from the device table, not a measurement "
+                   "(`playground bench` on a GPU measures)")
+    out += s.notes
+    return "\n".join(out) + "\n"
+
+
+def as_json(s: Sweep) -> dict:
+    return {"kernel": s.kernel, "shape": s.shape, "dtype": s.dtype, "targets": s.targets,
+            "configs": s.configs, "rows": s.rows, "seconds": round(s.seconds, 3),
+            "compiled": s.compiled, "from_cache": len(s.rows) - s.compiled}
+
+
+CSV_FIELDS = ("target", "config", "status", "error", "registers", "spill_store_bytes", "spill_load_bytes",
+              "shared_bytes", "active_blocks_per_sm", "occupancy", "limiter", "launchable", "reason",
+              "modelled_seconds", "rank", "flags", "hash")
+
+
+def as_csv(s: Sweep) -> str:
+    keys = list(dict.fromkeys(k for c in s.configs for k in c))
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["target", *keys, *CSV_FIELDS[2:]])
+    for r in s.rows:
+        values = []
+        for f in CSV_FIELDS[2:]:
+            v = r.get(f)
+            values.append(";".join(v) if isinstance(v, list) else "" if v is None else v)
+        writer.writerow([r["target"], *(r["config"].get(k, "") for k in keys), *values])
+    return buf.getvalue()

@@ -1,0 +1,202 @@
+"""`sweep`: an autotune space compiled in parallel processes, read, flagged and ranked, crash-safe and cached."""
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from playground import compiler, registry, sweep, targets
+from playground.errors import UserError
+
+CRASHY = str(Path(__file__).resolve().parent / "data" / "crashy_kernel.py")
+SPACE = {"BLOCK_SIZE_M": [64, 128], "num_stages": [2]}      # two gemm configs
+
+
+@pytest.fixture(scope="module")
+def cold_cache(tmp_path_factory):
+    """A Triton cache of our own, so the first sweep really compiles (in the workers)."""
+    return tmp_path_factory.mktemp("triton-cache")
+
+
+@pytest.fixture(scope="module")
+def first(cold_cache):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TRITON_CACHE_DIR", str(cold_cache))
+        return sweep.run("gemm", ["sm_80"], SPACE, jobs=2)
+
+
+@pytest.fixture
+def in_cold_cache(cold_cache, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(cold_cache))
+
+
+def single(kernel, target, config, shape=None):
+    spec = registry.load(kernel)
+    meta, warps, stages = sweep.split(config)
+    return compiler.compile_kernel(spec, targets.resolve(target),
+                                   compiler.resolve_config(spec, meta, warps, stages, shape))
+
+
+def test_one_row_per_config_with_the_figures_of_a_single_compile(first, in_cold_cache):
+    from playground import occupancy, roofline
+    assert first.compiled == 2 and first.workers == 2, "a cold sweep compiles in worker processes"
+    assert [r["config"] for r in first.rows] == [{"BLOCK_SIZE_M": 64, "num_stages": 2},
+                                                 {"BLOCK_SIZE_M": 128, "num_stages": 2}]
+    for r in first.rows:
+        c = single("gemm", "sm_80", r["config"])
+        occ = occupancy.of(c)
+        assert r["status"] == "ok" and r["target"] == "sm_80"
+        assert r["hash"] == c.hash
+        assert (r["num_warps"], r["num_stages"], r["meta"]["BLOCK_SIZE_M"]) == \
+            (c.config.num_warps, 2, r["config"]["BLOCK_SIZE_M"])
+        assert r["registers"] == c.resources.registers
+        assert (r["spill_store_bytes"], r["spill_load_bytes"]) == (c.resources.spill_store_bytes,
+                                                                   c.resources.spill_load_bytes)
+        assert r["shared_bytes"] == c.resources.shared_total
+        assert (r["active_blocks_per_sm"], r["occupancy"], r["launchable"]) == \
+            (occ.active_blocks_per_sm, occ.occupancy, occ.launchable)
+        assert r["modelled_seconds"] == roofline.model(c).estimate.seconds
+    # Both launch, so both are ranked, fastest first.
+    ranked = sorted(first.rows, key=lambda r: r["modelled_seconds"])
+    assert ranked[0]["rank"] == 1 and ranked[1]["rank"] in (1, 2)
+
+
+def test_a_rerun_is_served_from_the_cache_without_workers(first, in_cold_cache):
+    again = sweep.run("gemm", ["sm_80"], SPACE, jobs=2)
+    assert again.compiled == 0 and again.workers == 0
+    assert all(r["cache_hit"] for r in again.rows)
+    volatile = ("cache_hit", "compile_seconds")
+    assert [{k: v for k, v in r.items() if k not in volatile} for r in again.rows] == \
+        [{k: v for k, v in r.items() if k not in volatile} for r in first.rows]
+    assert again.seconds < first.seconds
+
+
+def test_concurrent_compiles_of_one_config_share_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    task = {"kernel": "vector_add", "target": "sm_90", "config": {"BLOCK_SIZE": 256}, "shape": {"N": 4096},
+            "dtype": "fp32", "num_sms": None}
+    results = {}
+    lost = sweep._in_pool([dict(task, index=0), dict(task, index=1)], 2,
+                          lambda t, r: results.__setitem__(t["index"], r))
+    assert not lost and results[0]["status"] == results[1]["status"] == "ok"
+    assert results[0]["hash"] == results[1]["hash"]
+    # Nothing half-written is left, and the entry loads whole in a third process (this one).
+    assert not [p for p in tmp_path.rglob("*") if "tmp" in p.name]
+    c = single("vector_add", "sm_90", {"BLOCK_SIZE": 256}, {"N": 4096})
+    assert c.cache_hit and c.hash == results[0]["hash"]
+    assert c.resources.registers == results[0]["registers"]
+
+
+def test_a_compiler_crash_fails_only_its_config(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    result = sweep.run(CRASHY, ["sm_90"], jobs=2)
+    by_tile = {r["config"]["TILE"]: r for r in result.rows}
+    assert list(by_tile) == [32, 48, 64, 128]
+    assert by_tile[32]["status"] == by_tile[128]["status"] == "ok"
+    assert by_tile[32]["registers"] > 0
+    # TILE=48: Triton raises inside triton.compile; TILE=64: the compiling process dies.
+    assert by_tile[48]["status"] == "failed" and "power of 2" in by_tile[48]["error"]
+    assert by_tile[64]["status"] == "failed" and "died (exit code 7)" in by_tile[64]["error"]
+    assert by_tile[64]["flags"] == ["failed"] and by_tile[64]["rank"] is None
+
+
+def test_an_invalid_config_fails_alone_without_a_worker():
+    result = sweep.run("gemm", ["sm_90"], {"BLOCK_SIZE_M": [48, 128]}, jobs=1)
+    bad, good = result.rows
+    assert bad["status"] == "failed" and "needs a power of two" in bad["error"]
+    assert good["status"] == "ok"
+
+
+def test_a_config_that_cannot_launch_is_flagged_with_its_reason():
+    # 128x256x64 tiles in 5 stages: 4 x (128x64 + 64x256) fp16 in flight, 241 KB of shared
+    # memory per block; an H100 block may have at most 227 KB.
+    result = sweep.run("gemm", ["sm_90"], {"BLOCK_SIZE_N": [256], "num_stages": [5, 2]}, jobs=2)
+    five, two = result.rows
+    assert five["shared_bytes"] > 227 * 1024
+    assert five["launchable"] is False and five["active_blocks_per_sm"] == 0
+    assert "shared memory" in five["reason"] and "cannot launch" in five["flags"]
+    assert five["rank"] is None
+    assert two["launchable"] is True and two["rank"] == 1
+    text = sweep.format_text(result)
+    assert "CANNOT LAUNCH: " + five["reason"] in text
+
+
+def test_parse_ranges():
+    assert sweep.parse_ranges(["BLOCK_SIZE_M=64,128", "num_warps=4"]) == {"BLOCK_SIZE_M": [64, 128],
+                                                                          "num_warps": [4]}
+    assert sweep.parse_ranges("BLOCK_SIZE_K=32..128 num_stages=2,3") == {"BLOCK_SIZE_K": [32, 64, 128],
+                                                                        "num_stages": [2, 3]}
+    assert sweep.parse_ranges(["A=16..16;B=1"]) == {"A": [16], "B": [1]}
+
+
+@pytest.mark.parametrize("text,message", [
+    ("BLOCK_SIZE_M", "expected NAME=V1,V2"),
+    ("BLOCK_SIZE_M=", "expected NAME=V1,V2"),
+    ("BLOCK_SIZE_M=big", "not a number"),
+    ("BLOCK_SIZE_M=128..64", "up to B >= A"),
+    ("BLOCK_SIZE_M=64 BLOCK_SIZE_M=128", "given twice"),
+])
+def test_parse_ranges_errors(text, message):
+    with pytest.raises(UserError, match=message):
+        sweep.parse_ranges(text)
+
+
+def test_space():
+    spec = registry.load("gemm")
+    assert sweep.space(spec) == spec.configs and len(spec.configs) == 16
+    product = sweep.space(spec, {"BLOCK_SIZE_M": [64, 128], "num_warps": [4, 8], "num_stages": [3]})
+    assert len(product) == 4 and {"BLOCK_SIZE_M": 128, "num_warps": 4, "num_stages": 3} in product
+    assert sweep.space(registry.load("tests/data/broken_compile.py")) == [{}]
+    with pytest.raises(UserError, match="not a meta-parameter of gemm"):
+        sweep.space(spec, {"BLOCK_M": [64]})
+
+
+def test_rank_by_modelled_time_per_target():
+    rows = [{"target": "a", "status": "ok", "launchable": True, "modelled_seconds": 2.0},
+            {"target": "a", "status": "ok", "launchable": True, "modelled_seconds": 1.0},
+            {"target": "a", "status": "ok", "launchable": True, "modelled_seconds": 2.0},
+            {"target": "a", "status": "ok", "launchable": False, "modelled_seconds": 0.5},
+            {"target": "a", "status": "failed", "error": "x"},
+            {"target": "b", "status": "ok", "launchable": True, "modelled_seconds": 9.0,
+             "spill_store_bytes": 4}]
+    sweep.rank(rows)
+    assert [r["rank"] for r in rows] == [2, 1, 2, None, None, 1]
+    assert [r["flags"] for r in rows] == [[], [], [], ["cannot launch"], ["failed"], ["spills"]]
+
+
+def run(*args):
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_help():
+    code, out = run("sweep", "--help")
+    assert code == 0 and "--jobs" in out and "NAME=V1,V2" in out
+
+
+def test_cli_json_and_csv():
+    code, out = run("sweep", CRASHY, "--target", "sm_90,sm_80", "-m", "TILE=32,128", "--jobs", "2", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["targets"] == ["sm_90", "sm_80"] and len(data["rows"]) == 4
+    assert {(r["target"], r["config"]["TILE"]) for r in data["rows"]} == \
+        {("sm_90", 32), ("sm_90", 128), ("sm_80", 32), ("sm_80", 128)}
+    code, out = run("sweep", CRASHY, "--target", "sm_90,sm_80", "-m", "TILE=32,128", "--csv")
+    lines = out.splitlines()
+    assert code == 0 and lines[0].startswith("target,TILE,status,error,registers,") and len(lines) == 5
+    code, out = run("sweep", CRASHY, "--target", "sm_90", "-m", "TILE=32,128")
+    assert code == 0 and "crashy on sm_90: 2 configs" in out and "4 compiles" not in out
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--json", "--csv"], "pick one"),
+    (["--target", "sm_99"], "unknown target"),
+    (["-m", "NOPE=1"], "not a meta-parameter"),
+    (["--jobs", "0"], "at least 1"),
+    (["--target", "sm_90,sm_90"], "named twice"),
+    (["--num-sms", "0"], "positive integer"),
+])
+def test_cli_errors_are_one_line_exit_2(args, message):
+    code, out = run("sweep", "gemm", *args)
+    assert code == 2 and message in out and len(out.strip().splitlines()) == 1
