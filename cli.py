@@ -244,5 +244,79 @@ def _progress(wanted: bool, what: str):
     return bar()
 
 
+@main.command("bench")
+@click.argument("kernel")
+@kernel_options
+@click.option("--sweep", default=None, metavar="D=LO..HI",
+              help="Sweep one dimension over the powers of two from LO to HI (or D=A,B,C).")
+@click.option("--plot", "plot_path", default=None, metavar="FILE.png", help="With --sweep: write a PNG chart.")
+@click.option("--breakdown", is_flag=True,
+              help="On a GPU: one call's time split into copies, launch, kernel and sync.")
+@click.option("--cuda-graph", is_flag=True, help="Time with do_bench_cudagraph (no L2 flush between runs).")
+@click.option("--num-sms", type=int, default=None, help="Model another GPU of the same arch, by SM (CU) count.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV, one row per shape.")
+@click.option("--no-progress", is_flag=True, help="No progress bar (there is none off a terminal either).")
+def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, sweep, plot_path, breakdown,
+                  cuda_graph, num_sms, as_json, as_csv, no_progress):
+    """Throughput of KERNEL against PyTorch: measured on the local GPU, modelled for any other target.
+
+    Without a CUDA GPU, or with --target naming another GPU, the numbers come from a roofline
+    model with wave quantisation and every line says "modelled".
+
+    \b
+    playground bench gemm --shape M=4096,N=4096,K=4096 --dtype fp16
+    playground bench softmax --sweep N=256..32768 --plot softmax.png
+    playground bench gemm --target sm_90 --json
+    playground bench vector_add --breakdown
+    """
+    from playground import bench, params
+    from playground.errors import UserError
+    if as_json and as_csv:
+        raise UserError("--json and --csv: pick one")
+    meta, shape = params.parse_assignments(meta, "--meta"), params.parse_assignments(shape, "--shape")
+    if breakdown:
+        if sweep or plot_path:
+            raise UserError("--breakdown times one call at one shape; drop --sweep and --plot")
+        b = bench.breakdown(kernel, target, meta, num_warps, num_stages, shape, dtype)
+        click.echo(bench.to_json(b) if as_json else "\n".join(bench.breakdown_lines(b)))
+        return
+    if plot_path:
+        from playground import plot
+        plot.check(plot_path, sweep)
+    result = bench.run(kernel, target, meta, num_warps, num_stages, shape, dtype, sweep, cuda_graph, num_sms,
+                       progress=not no_progress)
+    if plot_path:
+        labels = plot.save(result, plot_path)
+        click.echo(f"wrote {plot_path}: {' vs '.join(labels)}", err=True)
+    if as_json:
+        click.echo(bench.to_json(result))
+    elif as_csv:
+        click.echo(bench.to_csv(result), nl=False)
+    else:
+        click.echo("\n".join(bench.lines(result)))
+
+
+@main.command("inspect")
+@click.argument("kernel")
+@kernel_options
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def inspect_command(kernel, target, meta, num_warps, num_stages, shape, dtype, as_json):
+    """A static read of KERNEL's generated code: instruction mix, vector widths, spills, pipelining.
+
+    \b
+    playground inspect gemm --target sm_90
+    playground inspect softmax --target gfx942 --shape N=781
+    playground inspect gemm --target sm_90 --num-stages 1     # the K loop is no longer pipelined
+    """
+    from playground import codeinspect
+    report = codeinspect.read(load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype))
+    if as_json:
+        import json
+        click.echo(json.dumps(report.as_dict(), indent=2))
+        return
+    click.echo("\n".join(codeinspect.lines(report)))
+
+
 if __name__ == "__main__":
     main()

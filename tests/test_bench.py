@@ -1,0 +1,330 @@
+"""bench: statistics, guards and formatting with fake timings; the modelled path and the CLI on CPU;
+the measured path on a GPU (marked, skipped without one).
+"""
+import json
+import struct
+
+import pytest
+from click.testing import CliRunner
+
+import cli
+from playground import bench, compiler, plot, registry, roofline, targets
+from playground.errors import UserError
+
+HAS_GPU = targets.native() is not None
+gpu = pytest.mark.gpu
+needs_gpu = pytest.mark.skipif(not HAS_GPU, reason="needs a CUDA device")
+needs_no_gpu = pytest.mark.skipif(HAS_GPU, reason="checks the answer on a machine without a GPU")
+
+
+# ---- statistics --------------------------------------------------------------------------------
+
+def test_quantiles_interpolate_like_numpy():
+    # 1..10: the 20th percentile sits at position 0.2 * 9 = 1.8 between 2 and 3 -> 2.8; the median at 4.5 -> 5.5;
+    # the 80th at 7.2 -> 8.2. numpy.quantile's default (linear) gives the same.
+    t = bench.Timing([float(x) for x in (7, 3, 10, 1, 5, 2, 9, 4, 8, 6)])
+    assert (t.q20_ms, t.median_ms, t.q80_ms) == pytest.approx((2.8, 5.5, 8.2))
+    assert t.spread_ms == pytest.approx(5.4) and t.min_ms == 1.0 and t.n == 10
+    import numpy as np
+    assert bench.quantile(t.samples_ms, 0.37) == pytest.approx(np.quantile(t.samples_ms, 0.37))
+
+
+def test_timing_needs_samples():
+    with pytest.raises(ValueError):
+        bench.Timing([])
+
+
+def test_throughput_units():
+    # 2e12 FLOP in 1 ms is 2000 TFLOP/s; 3e9 bytes in 2 ms is 1500 GB/s.
+    assert bench.tflops(2 * 10**12, 1.0) == pytest.approx(2000.0)
+    assert bench.gbs(3 * 10**9, 2.0) == pytest.approx(1500.0)
+
+
+# ---- guards on fake measurements -----------------------------------------------------------------
+
+def fake(triton_ms, torch_ms=None, empty_ms=(0.004,), *, flops=10**6, nbytes=12 * 10**6, method="do_bench",
+         shape=None):
+    """A vector-add-like point on an H100-like table: 66.9 TFLOP/s fp32, 3352 GB/s, 50 MiB L2."""
+    m = bench.Measured(kernel="vector_add", target="sm_90", device="Fake H100", shape=shape or {"N": 10**6},
+                       dtype="fp32", config="num_warps=4", flops=flops, bytes=nbytes,
+                       triton=bench.Timing(list(triton_ms)), torch=bench.Timing(list(torch_ms)) if torch_ms else None,
+                       empty_launch=bench.Timing(list(empty_ms)) if empty_ms else None, baseline="torch.add",
+                       peak_tflops=66.9, roof="fp32, no tensor cores", bandwidth_gbs=3352.0, l2_bytes=50 * 2**20,
+                       method=method)
+    m.warnings = bench.guards(m)
+    return m
+
+
+def test_clean_measurement_has_no_warnings():
+    # 12 MB in 5 us = 2400 GB/s (71.6% of 3352); PyTorch in 6 us -> 1.2x; an empty launch takes 2 us,
+    # so 5 us is more than twice the launch floor and 3 us clear of it with no spread.
+    m = fake([0.005] * 5, [0.006] * 5, empty_ms=[0.002] * 5)
+    assert m.gbs == pytest.approx(2400.0) and m.percent_of_peak == pytest.approx(71.599, rel=1e-4)
+    assert m.speedup == pytest.approx(1.2) and m.bound == "memory"
+    assert m.warnings == []
+
+
+def test_bandwidth_above_peak_is_flagged_with_the_l2_reason():
+    # 12 MB in 3 us = 4000 GB/s > 3352; the 11.4 MiB fit in the 50 MiB L2.
+    m = fake([0.003] * 5, empty_ms=[0.0005] * 5)
+    assert len(m.warnings) == 1
+    assert "4000 GB/s is above the device's peak of 3352 GB/s" in m.warnings[0] and "L2" in m.warnings[0]
+    cg = fake([0.003] * 5, empty_ms=[0.0005] * 5, method="do_bench_cudagraph")
+    assert "does not flush the L2" in cg.warnings[0]
+
+
+def test_flops_above_peak_is_flagged():
+    m = fake([1.0] * 3, flops=10**11, nbytes=10**6, empty_ms=None)   # 100 TFLOP/s > 66.9
+    assert any("TFLOP/s is above the peak" in w for w in m.warnings)
+
+
+def test_speedup_over_ten_is_flagged():
+    m = fake([0.010] * 5, [0.120] * 5, empty_ms=[0.002] * 5)
+    assert m.speedup == pytest.approx(12.0)
+    assert any("12.0x faster than torch.add" in w for w in m.warnings)
+
+
+def test_time_near_an_empty_launch_is_flagged():
+    # 5 us against a 4 us empty launch: under twice the launch floor.
+    m = fake([0.005] * 5, empty_ms=[0.004] * 5)
+    assert any("within noise of an empty launch" in w for w in m.warnings)
+    # 20 us with a spread of 12 us (samples 10..30) against 4 us: the 16 us gap is under 3 x the spread.
+    noisy = fake([0.010, 0.015, 0.020, 0.025, 0.030], empty_ms=[0.004] * 5)
+    assert any("within noise" in w for w in noisy.warnings)
+    steady = fake([0.020] * 5, empty_ms=[0.004] * 5)
+    assert not any("within noise" in w for w in steady.warnings)
+
+
+# ---- formatting -----------------------------------------------------------------------------------
+
+def sweep_result(points, kind="measured"):
+    return bench.BenchResult(kind=kind, kernel="vector_add", target="sm_90", device="Fake H100", points=points,
+                             sweep_dim="N")
+
+
+def test_measured_lines():
+    m = fake([0.005, 0.005, 0.006], [0.006] * 3, empty_ms=[0.002] * 3)
+    text = "\n".join(bench.measured_lines(m))
+    assert text.startswith("measured    vector_add on Fake H100")
+    assert "triton      5 us [5 us - 5.6 us]" in text and "2400 GB/s" in text and "71.6% of peak bandwidth" in text
+    assert "speedup     1.20x over PyTorch" in text and "modelled" not in text
+
+
+def test_csv_and_json_of_a_measured_sweep():
+    points = [fake([t] * 3, [2 * t] * 3, empty_ms=[0.001] * 3, shape={"N": n})
+              for n, t in ((1024, 0.01), (2048, 0.02))]
+    result = sweep_result(points)
+    lines = bench.to_csv(result).splitlines()
+    assert lines[0].split(",")[:9] == ["kernel", "target", "device", "kind", "N", "dtype", "triton_us",
+                                       "triton_q20_us", "triton_q80_us"]
+    assert lines[1].startswith("vector_add,sm_90,Fake H100,measured,1024,fp32,10.0,")
+    assert len(lines) == 3
+    data = json.loads(bench.to_json(result))
+    assert data["kind"] == "measured" and [p["speedup"] for p in data["points"]] == [2.0, 2.0]
+    table = bench.table_lines(result)
+    assert table[0].startswith("measured") and "2.00x" in table[2]
+
+
+# ---- sweeps --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text, expected", [
+    ("N=256..32768", ("N", [256, 512, 1024, 2048, 4096, 8192, 16384, 32768])),
+    ("N=100..1000", ("N", [128, 256, 512])),
+    ("N=1..1", ("N", [1])),
+    ("N=781,1024", ("N", [781, 1024])),
+])
+def test_parse_sweep(text, expected):
+    assert bench.parse_sweep(text, registry.load("softmax")) == expected
+
+
+@pytest.mark.parametrize("text, message", [
+    ("Q=1..4", "softmax has dimensions M, N"),
+    ("N=10..5", "LO <= HI"),
+    ("N=abc", "positive integers"),
+    ("N=5..7", "no power of two"),
+    ("N", "expected DIM=LO..HI"),
+])
+def test_parse_sweep_errors(text, message):
+    with pytest.raises(UserError, match=message):
+        bench.parse_sweep(text, registry.load("softmax"))
+
+
+# ---- the modelled path ---------------------------------------------------------------------------
+
+@pytest.fixture
+def no_gpu(monkeypatch):
+    monkeypatch.setattr(bench, "measurable", lambda target: "no GPU on this machine")
+
+
+def test_run_models_a_sweep_without_a_gpu(no_gpu):
+    result = bench.run("softmax", "sm_90", shape={"M": 1024}, sweep="N=256..1024")
+    assert result.kind == "modelled" and result.reason == "no GPU on this machine"
+    assert [p.shape["N"] for p in result.points] == [256, 512, 1024]
+    assert all(isinstance(p, roofline.Model) and p.kind == "modelled" for p in result.points)
+    # bytes = 2 * M * N * 4: doubling N doubles the traffic
+    assert [p.estimate.bytes for p in result.points] == [2 * 1024 * n * 4 for n in (256, 512, 1024)]
+    table = bench.table_lines(result)
+    assert all("measured" not in line for line in table) and "modelled" in table[-1]
+    rows = bench.to_csv(result).splitlines()
+    assert rows[0].startswith("kernel,target,device,kind,M,N,dtype,time_us") and ",modelled,1024,256," in rows[1]
+
+
+def test_another_target_is_modelled_even_with_a_gpu(monkeypatch):
+    monkeypatch.setattr(targets, "native", lambda: targets.TARGETS["sm_80"])
+    assert bench.measurable(targets.resolve("sm_90")) == "--target sm_90 is not this machine's GPU (sm_80)"
+
+
+def test_breakdown_needs_a_gpu(no_gpu):
+    with pytest.raises(UserError, match="needs a CUDA device: no GPU on this machine"):
+        bench.breakdown("vector_add")
+
+
+def test_baseline_call_evaluates_the_specs_expression():
+    torch = pytest.importorskip("torch")
+    x = torch.randn(4, 8)
+    call = bench.baseline_call(registry.load("softmax"), {"x": x}, {"M": 4, "N": 8})
+    assert torch.allclose(call(), torch.softmax(x, dim=1))
+    a, b = torch.randn(3, 5), torch.randn(5, 2)
+    assert torch.allclose(bench.baseline_call(registry.load("gemm"), {"a": a, "b": b})(), a @ b)
+    assert torch.allclose(bench.baseline_call(registry.load("relu_matmul"), {"a": a, "b": b})(), (a @ b).relu())
+
+
+def test_mismatch_uses_the_check_commands_comparison():
+    torch = pytest.importorskip("torch")
+    spec = registry.load("vector_add")
+    config = compiler.resolve_config(spec, shape={"N": 64})
+    x, y = torch.randn(64), torch.randn(64)
+    expected = {"out": (x.double() + y.double())}
+    assert bench._mismatch(spec, config, {"out": x + y}, expected) == ""
+    wrong = (x + y).clone()
+    wrong[7] += 1.0
+    assert "1 of 64 elements differ" in bench._mismatch(spec, config, {"out": wrong}, expected)
+
+
+# ---- the plot -------------------------------------------------------------------------------------
+
+def png_size(path):
+    data = open(path, "rb").read()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_plot_of_a_measured_sweep_has_triton_and_pytorch(tmp_path):
+    points = [fake([t] * 3, [1.5 * t] * 3, shape={"N": n}) for n, t in ((256, 0.01), (512, 0.02), (1024, 0.04))]
+    path = tmp_path / "sweep.png"
+    labels = plot.save(sweep_result(points), str(path))
+    assert labels == ["Triton", "PyTorch (torch.add)"]
+    assert png_size(path) == (700, 450)
+    title, ylabel, xs, series = plot.series(sweep_result(points))
+    assert ylabel == "GB/s" and xs == [256, 512, 1024]
+    # the fake points all move 12 MB: in 10, 20, 40 us (Triton) and 1.5x that (PyTorch)
+    assert series["Triton"] == pytest.approx([1200.0, 600.0, 300.0])
+    assert series["PyTorch (torch.add)"] == pytest.approx([800.0, 400.0, 200.0])
+
+
+def test_plot_of_a_modelled_sweep(tmp_path, no_gpu):
+    result = bench.run("softmax", "sm_90", shape={"M": 256}, sweep="N=256..512")
+    path = tmp_path / "model.png"
+    labels = plot.save(result, str(path))
+    assert labels == ["Triton kernel (modelled, wave-quantised)", "roofline bound (modelled)"]
+    assert png_size(path) == (700, 450)
+    assert "modelled" in plot.series(result)[0]
+
+
+def test_plot_refuses_a_single_point_or_another_format():
+    with pytest.raises(UserError, match="add --sweep"):
+        plot.check("x.png", None)
+    with pytest.raises(UserError, match="PNG"):
+        plot.check("x.jpg", "N=1..2")
+
+
+# ---- the CLI ---------------------------------------------------------------------------------------
+
+def invoke(*args):
+    return CliRunner().invoke(cli.main, list(args))
+
+
+@pytest.mark.parametrize("command", ["bench", "inspect"])
+def test_help(command):
+    r = invoke(command, "--help")
+    assert r.exit_code == 0 and "playground " + command in r.output
+
+
+@needs_no_gpu
+def test_cli_bench_models_without_a_gpu():
+    r = invoke("bench", "gemm", "--shape", "M=4096,N=4096,K=4096", "--dtype", "fp16")
+    assert r.exit_code == 0, r.output
+    lines = r.output.strip().splitlines()
+    assert all(line.startswith("modelled") for line in lines)
+    assert "fp16 tensor cores" in r.output and "run on a machine with a CUDA GPU" in r.output
+
+
+def test_cli_bench_json_for_another_target():
+    r = invoke("bench", "gemm", "--target", "gfx942", "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.output)
+    assert data["kind"] == "modelled" and data["device"] == "Instinct MI300X"
+    assert data["points"][0]["roof"] == "fp16 matrix cores" and "how_to_measure" in data
+
+
+def test_cli_sweep_writes_a_plot(tmp_path):
+    path = tmp_path / "softmax.png"
+    r = invoke("bench", "softmax", "--target", "sm_80", "--shape", "M=512", "--sweep", "N=256..1024",
+               "--plot", str(path))
+    assert r.exit_code == 0, r.output
+    assert path.exists() and png_size(path)[0] > 0
+
+
+@needs_no_gpu
+def test_cli_breakdown_without_a_gpu_is_one_line_and_exit_2():
+    r = invoke("bench", "vector_add", "--breakdown")
+    assert r.exit_code == 2
+    assert r.output.strip().splitlines() == [
+        "error: --breakdown measures on the GPU and needs a CUDA device: no GPU on this machine"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--json", "--csv"], "pick one"),
+    (["--plot", "out.jpg", "--sweep", "N=1..4"], "PNG"),
+    (["--plot", "out.png"], "add --sweep"),
+    (["--sweep", "N=9..5"], "LO <= HI"),
+    (["--breakdown", "--sweep", "N=1..4"], "drop --sweep"),
+])
+def test_cli_bench_bad_input_exits_2(args, message):
+    r = invoke("bench", "vector_add", "--target", "sm_90", *args)
+    assert r.exit_code == 2 and message in r.output and len(r.output.strip().splitlines()) == 1
+
+
+def test_cli_inspect():
+    r = invoke("inspect", "gemm", "--target", "sm_90")
+    assert r.exit_code == 0, r.output
+    assert "wgmma: HGMMA.64x128x16.F32" in r.output and "software-pipelined" in r.output
+    j = invoke("inspect", "vector_add", "--target", "gfx942", "--json")
+    assert json.loads(j.output)["mix"]["global_load.128"] > 0
+
+
+def test_cli_inspect_unknown_kernel_exits_2():
+    r = invoke("inspect", "gemmm")
+    assert r.exit_code == 2 and "did you mean 'gemm'" in r.output
+
+
+# ---- on a GPU ----------------------------------------------------------------------------------------
+
+@gpu
+@needs_gpu
+def test_measured_vector_add_on_the_gpu():
+    result = bench.run("vector_add", shape={"N": 1 << 24})
+    m = result.points[0]
+    assert result.kind == "measured" and m.kind == "measured"
+    assert m.triton.n > 1 and m.torch is not None and m.empty_launch is not None
+    assert 0 < m.gbs < 1.2 * m.bandwidth_gbs
+    assert "before and after" in m.checked
+
+
+@gpu
+@needs_gpu
+def test_breakdown_on_the_gpu():
+    b = bench.breakdown("vector_add", shape={"N": 1 << 20}, reps=5)
+    assert [r[0] for r in b.rows] == ["host-to-device copy", "launch overhead", "kernel", "device-to-host copy",
+                                      "synchronisation"]
+    assert all(t.median_ms > 0 for _, t, _ in b.rows) and b.total.median_ms > 0

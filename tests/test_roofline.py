@@ -1,0 +1,131 @@
+"""The roofline model against numbers worked out by hand, then wired to compiled kernels and devices.py.
+
+The H100 SXM5 row of devices.py is used throughout: 132 SMs, 3352 GB/s, fp32 66.9 TFLOP/s,
+fp16 tensor cores 989.4 TFLOP/s.
+"""
+import pytest
+
+from playground import compiler, devices, registry, roofline, targets
+
+H100 = devices.get("sm_90")
+
+
+def test_vector_add_is_memory_bound():
+    # N = 2^20 fp32: 1 add per element -> 1,048,576 FLOP; read x, y and write out -> 3 * 4 * 2^20 = 12,582,912 B.
+    # intensity = 1/12 = 0.0833 FLOP/B; ridge = 66.9e12 / 3352e9 = 19.96 FLOP/B -> memory-bound.
+    # time = 12,582,912 / 3352e9 = 3.7538 us; at that time, 1,048,576 FLOP is 0.2793 TFLOP/s.
+    e = roofline.estimate(2**20, 12_582_912, 66.9, 3352.0)
+    assert e.bound == "memory"
+    assert e.intensity == pytest.approx(1 / 12)
+    assert e.ridge == pytest.approx(19.958, abs=1e-3)
+    assert e.seconds == pytest.approx(3.7538e-6, rel=1e-4)
+    assert e.compute_seconds == pytest.approx(2**20 / 66.9e12)
+    assert e.gbs == pytest.approx(3352.0) and e.percent_of_peak == pytest.approx(100.0)
+    assert e.tflops == pytest.approx(0.2793, rel=1e-3)
+
+
+def test_gemm_is_compute_bound():
+    # M = N = K = 4096 fp16: 2 * 4096^3 = 137,438,953,472 FLOP; A, B, C once: 3 * 4096^2 * 2 = 100,663,296 B.
+    # intensity = 1365.3 FLOP/B; ridge = 989.4e12 / 3352e9 = 295.2 -> compute-bound.
+    # time = 137,438,953,472 / 989.4e12 = 138.911 us; memory alone would take 100,663,296 / 3352e9 = 30.031 us.
+    e = roofline.estimate(2 * 4096**3, 3 * 4096**2 * 2, 989.4, 3352.0)
+    assert e.bound == "compute"
+    assert e.intensity == pytest.approx(1365.333, rel=1e-6)
+    assert e.ridge == pytest.approx(295.167, rel=1e-5)
+    assert e.seconds == pytest.approx(138.911e-6, rel=1e-5)
+    assert e.memory_seconds == pytest.approx(30.031e-6, rel=1e-4)
+    assert e.tflops == pytest.approx(989.4) and e.percent_of_peak == pytest.approx(100.0)
+
+
+def test_wave_quantised_grid():
+    # The same gemm in 128x128 tiles: 32 * 32 = 1024 CTAs, 1 CTA per SM on 132 SMs -> 132 per wave.
+    # waves = ceil(1024 / 132) = 8 (7 full waves hold 924); fill = 1024 / (8 * 132) = 1024 / 1056 = 0.969697.
+    # time = 138.911 us / 0.969697 = 143.252 us; 96.97% of peak compute.
+    e = roofline.estimate(2 * 4096**3, 3 * 4096**2 * 2, 989.4, 3352.0, ctas=1024, ctas_per_wave=132)
+    assert (e.waves, e.ctas_per_wave) == (8, 132)
+    assert e.wave_fill == pytest.approx(1024 / 1056)
+    assert e.seconds == pytest.approx(143.252e-6, rel=1e-5)
+    assert e.percent_of_peak == pytest.approx(96.9697, rel=1e-5)
+
+
+def test_one_cta_past_a_full_wave_nearly_doubles_the_time():
+    # 133 CTAs on 132 slots: 2 waves, fill = 133 / 264 = 0.50379 -> 1.9850x the roofline time.
+    e = roofline.estimate(10**12, 10**6, 100.0, 1000.0, ctas=133, ctas_per_wave=132)
+    assert e.waves == 2
+    assert e.seconds / e.roofline_seconds == pytest.approx(264 / 133)
+
+
+def test_no_grid_means_no_quantisation():
+    e = roofline.estimate(10**9, 10**6, 100.0, 1000.0)
+    assert e.waves is None and e.wave_fill == 1.0 and e.seconds == e.roofline_seconds
+
+
+@pytest.mark.parametrize("target, matrix, expected", [
+    ("sm_90", "fp16", (989.4, "fp16 tensor cores")),
+    ("sm_90", "tf32", (494.7, "tf32 tensor cores")),
+    ("sm_90", None, (66.9, "fp32, no tensor cores")),
+    ("gfx942", "fp8", (2614.9, "fp8 matrix cores")),
+    ("gfx90a", "fp8", (23.95, "fp32, no tensor cores")),   # CDNA2 has no fp8 matrix instructions
+])
+def test_peak_for_picks_the_roof_the_code_uses(target, matrix, expected):
+    assert roofline.peak_for(devices.get(target), matrix) == expected
+
+
+# ---- wired to compiled kernels -----------------------------------------------------------------
+
+def _compile(kernel, target, **kw):
+    spec = registry.load(kernel)
+    return compiler.compile_kernel(spec, targets.resolve(target), compiler.resolve_config(spec, **kw))
+
+
+@pytest.fixture(scope="module")
+def gemm_sm90():
+    return _compile("gemm", "sm_90", shape={"M": 4096, "N": 4096, "K": 4096}, dtype="fp16")
+
+
+def test_model_of_gemm_uses_tensor_cores_and_waves(gemm_sm90, monkeypatch):
+    # Tensor cores read from the SASS (HGMMA) -> the fp16 tensor roof. With 1 CTA per SM (pinned here,
+    # occupancy.py's job in real use): the wave numbers of test_wave_quantised_grid.
+    monkeypatch.setattr(roofline, "active_blocks", lambda c: (1, ""))
+    m = roofline.model(gemm_sm90)
+    assert m.roof == "fp16 tensor cores" and m.peak_tflops == 989.4
+    assert (m.estimate.ctas, m.estimate.waves) == (1024, 8)
+    assert m.estimate.seconds == pytest.approx(143.252e-6, rel=1e-5)
+    assert m.device == "H100 SXM5 80GB" and m.kind == "modelled"
+
+
+def test_model_lines_say_modelled_on_every_line(gemm_sm90, monkeypatch):
+    monkeypatch.setattr(roofline, "active_blocks", lambda c: (1, ""))
+    out = roofline.lines(roofline.model(gemm_sm90), "no GPU on this machine")
+    assert all("modelled" in line for line in out)
+    assert not any("measured" in line for line in out)
+    assert "run on a machine with a CUDA GPU" in out[-1]
+    assert any("8 waves, 97.0% filled" in line for line in out)
+
+
+def test_model_of_vector_add_is_memory_bound_on_the_plain_fp32_roof(monkeypatch):
+    # N = 98432 fp32: 3 * 4 * 98432 = 1,181,184 B; 98432 / 1024 = 96.1 -> 97 CTAs. With 16 CTAs per SM
+    # (pinned): 16 * 132 = 2112 per wave, 1 wave, fill 97 / 2112 = 0.045928.
+    monkeypatch.setattr(roofline, "active_blocks", lambda c: (16, ""))
+    m = roofline.model(_compile("vector_add", "sm_90"))
+    e = m.estimate
+    assert m.roof == "fp32, no tensor cores" and e.bound == "memory"
+    assert e.bytes == 1_181_184 and e.ctas == 97 and e.ctas_per_wave == 2112
+    assert e.wave_fill == pytest.approx(97 / 2112)
+    assert e.seconds == pytest.approx(1_181_184 / 3352e9 * 2112 / 97)
+    assert any("L2" in n for n in m.notes)      # 1.13 MiB fit in the 50 MiB L2
+
+
+def test_model_for_another_gpu_by_sm_count(gemm_sm90, monkeypatch):
+    # --num-sms 66: half the SMs, half the compute peak (494.7), bandwidth unchanged.
+    monkeypatch.setattr(roofline, "active_blocks", lambda c: (1, ""))
+    m = roofline.model(gemm_sm90, devices.with_num_sms(H100, 66))
+    assert m.peak_tflops == pytest.approx(494.7) and m.estimate.ctas_per_wave == 66
+    # 1024 / 66 -> 16 waves (15 hold 990), fill 1024 / 1056 again
+    assert m.estimate.waves == 16
+
+
+def test_model_without_occupancy_says_why(gemm_sm90, monkeypatch):
+    monkeypatch.setattr(roofline, "active_blocks", lambda c: (None, "occupancy not computed (test)"))
+    m = roofline.model(gemm_sm90)
+    assert m.estimate.waves is None and "occupancy not computed (test)" in m.notes
