@@ -318,5 +318,118 @@ def inspect_command(kernel, target, meta, num_warps, num_stages, shape, dtype, a
     click.echo("\n".join(codeinspect.lines(report)))
 
 
+@main.command("grid")
+@click.argument("kernel")
+@kernel_options
+@click.option("--num-sms", type=int, default=None, help="Another GPU of the same arch, by SM (CU) count.")
+@click.option("--map", "show_map", is_flag=True, help="Draw the tile grid with the wave each tile runs in.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def grid_command(kernel, target, meta, num_warps, num_stages, shape, dtype, num_sms, show_map, as_json):
+    """KERNEL's launch grid at a shape: CTAs, the tile each owns, and the waves they run in on the target.
+
+    \b
+    playground grid gemm --shape M=4096,N=4096,K=4096 --target sm_90
+    playground grid gemm --shape M=4096,N=4096,K=4096 --target sm_90 --map
+    playground grid softmax --shape M=1823,N=781 --target gfx942 --json
+    """
+    from playground import launch
+    c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype)
+    plan = launch.plan(c, num_sms)
+    if as_json:
+        import json
+        click.echo(json.dumps(plan.as_dict(), indent=2))
+        return
+    click.echo("\n".join(launch.lines(plan, c, show_map)))
+
+
+@main.command("occupancy")
+@click.argument("kernel", required=False)
+@kernel_options
+@click.option("--arch", default=None, help="Without KERNEL: the target to ask about (sm_86, gfx942, ...).")
+@click.option("--threads", default=None, metavar="T", help="Without KERNEL: threads per block.")
+@click.option("--regs", default=None, metavar="R", help="Without KERNEL: registers per thread (AMD: VGPRs).")
+@click.option("--smem", default=None, metavar="BYTES",
+              help="Without KERNEL: the block's shared memory (AMD: LDS), static plus dynamic.")
+@click.option("--sgprs", default=None, metavar="S", help="Without KERNEL, AMD: SGPRs per wave.")
+@click.option("--grid", "grid_ctas", default=None, metavar="CTAS", help="Without KERNEL: CTAs in the launch.")
+@click.option("--num-sms", default=None, metavar="N", help="Another GPU of the same arch, by SM (CU) count.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype, arch, threads, regs, smem, sgprs,
+                      grid_ctas, num_sms, as_json):
+    """Blocks per SM, occupancy and its limiter for KERNEL on a target, from the compiled binary's
+    resources; or, with --arch and no KERNEL, for any block you describe.
+
+    \b
+    playground occupancy gemm --target sm_90 --num-warps 8
+    playground occupancy softmax --target gfx942
+    playground occupancy --arch sm_86 --threads 256 --regs 96 --smem 65536 --json
+    playground occupancy --arch sm_90 --threads 256 --regs 122 --smem 98304 --grid 1024 --num-sms 114
+    """
+    from playground import occupancy
+    from playground.errors import UserError
+    calculator = {"--arch": arch, "--threads": threads, "--regs": regs, "--smem": smem, "--sgprs": sgprs,
+                  "--grid": grid_ctas}
+    sms = occupancy.parse_count("--num-sms", num_sms)
+    if kernel is None:
+        missing = [k for k in ("--arch", "--threads", "--regs", "--smem") if calculator[k] is None]
+        if missing:
+            raise UserError(f"give a KERNEL, or --arch, --threads, --regs and --smem (missing {', '.join(missing)})")
+        occ = occupancy.question(arch, *(occupancy.parse_count(k, calculator[k]) for k in
+                                         ("--threads", "--regs", "--smem", "--grid")), sms,
+                                 occupancy.parse_count("--sgprs", sgprs))
+        c = None
+    else:
+        given = [k for k, v in calculator.items() if v is not None]
+        if given:
+            raise UserError(f"{', '.join(given)}: these describe a block without a kernel; with KERNEL, the "
+                            f"compiled binary says them (use --target, --num-warps, --meta)")
+        c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype)
+        occ = occupancy.report(c, sms)
+    if as_json:
+        import json
+        click.echo(json.dumps(occ.as_dict()))
+        return
+    click.echo("\n".join(occupancy.report_lines(occ, c)))
+
+
+@main.command("check")
+@click.argument("kernel", required=False)
+@click.option("--all", "all_kernels", is_flag=True, help="Check every kernel in kernels/.")
+@click.option("--quick", is_flag=True, help="Only each kernel's quick cases (the ones the tests run).")
+@click.option("--shape", "-s", default="", metavar="D=N,...", help="Check this one shape instead of the cases.")
+@click.option("--dtype", default=None, help="Only this dtype (default: every dtype the kernel supports).")
+@click.option("--meta", "-m", default="", metavar="K=V,...", help="Override meta-parameters.")
+@click.option("--num-warps", type=int, default=None, help="Warps per program (CTA).")
+@click.option("--num-stages", type=int, default=None, help="Software-pipelining depth.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed for the random inputs.")
+@click.option("--interpreter", is_flag=True, help="Run in Triton's CPU interpreter even when a GPU is present.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.pass_context
+def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps, num_stages, seed, interpreter,
+                  as_json):
+    """Run KERNEL on its test cases and compare every output with its PyTorch reference (fp64).
+
+    Runs on the local CUDA GPU, or through Triton's interpreter on the CPU when there is none.
+    Exit status 1 when any case mismatches or crashes, 2 for bad input.
+
+    \b
+    playground check gemm
+    playground check softmax --shape M=1823,N=781 --dtype fp16
+    playground check --all --quick
+    playground check ./my_kernels.py:my_kernel
+    """
+    from playground import check as correctness
+    from playground import params
+    report = correctness.run_check(kernel, all_kernels, quick, params.parse_assignments(shape, "--shape"), dtype,
+                                   params.parse_assignments(meta, "--meta"), num_warps, num_stages, seed,
+                                   interpreter)
+    if as_json:
+        import json
+        click.echo(json.dumps(report.to_dict(), indent=2, default=str))
+    else:
+        correctness.render(report, debug=ctx.obj["debug"])
+    ctx.exit(report.exit_code)
+
+
 if __name__ == "__main__":
     main()
