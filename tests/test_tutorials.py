@@ -1,0 +1,181 @@
+"""The tutorials cannot rot: every command block in them runs, on the CPU, and says what it said.
+
+Each ```bash and ```python block in tutorials/*.md and tutorials/solutions/*.md is one test:
+it must exit as the lesson says, contain every `<!-- expect: ... -->`, and, where the lesson
+shows its output, print what is shown (after tutorials/regenerate.py's trimming). Exercise
+blocks run on the solution (must pass) and on the starting file (must not). Links to kernel
+lines must land on the text they quote. The parser and runner are regenerate.py's own.
+"""
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("tutorials_regenerate", ROOT / "tutorials" / "regenerate.py")
+regen = importlib.util.module_from_spec(_spec)
+sys.modules[_spec.name] = regen
+_spec.loader.exec_module(regen)
+
+LESSONS = sorted((ROOT / "tutorials").glob("[0-9][0-9]_*.md"))
+BLOCKS = [b for path in regen.lesson_files() for b in regen.parse(path)]
+LINKS = [link for path in regen.lesson_files() for link in regen.links(path)]
+
+
+@pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
+def test_block(block):
+    if not block.runs_here():
+        pytest.skip(block.skip)
+    result = regen.run(block)
+    found = regen.problems(block, result)
+    assert not found, _explain(block, result, found)
+    assert not regen.stale(block, result), (
+        f"{block.id}: the output shown is not what the command prints now; "
+        f"run `python tutorials/regenerate.py {block.path.name[:2]}`\n"
+        f"--- shown\n{block.committed_output()}\n--- now\n"
+        f"{regen.trim(result.output, block.output_filters)}")
+    if block.exercise:
+        start = regen.run(block, "start")
+        assert regen.problems(block, start), (
+            f"{block.id}: the exercise's starting file {block.exercise['start']} already passes the check; "
+            "the exercise would teach nothing")
+
+
+def _explain(block, result, found) -> str:
+    tail = "\n".join(result.output.splitlines()[-30:])
+    return f"{block.id}: {'; '.join(found)}\n$ {block.command().strip()}\n{tail}"
+
+
+@pytest.mark.parametrize("link", LINKS, ids=[f"{l.path.name}:{l.line}:{l.target}" for l in LINKS])
+def test_link(link):
+    assert not regen.link_problems(link), f"{link.path.name}:{link.line}: {regen.link_problems(link)}"
+
+
+# ---- the shape of a lesson ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", LESSONS, ids=[p.name for p in LESSONS])
+def test_lesson_has_the_parts_a_learner_needs(path):
+    text = path.read_text()
+    assert "**What you will learn**" in text
+    assert re.search(r"^## Exercise", text, re.MULTILINE), "every lesson ends with an exercise"
+    assert "solutions/" in text, "the exercise links its solution"
+    blocks = [b for b in BLOCKS if b.path == path]
+    assert blocks, "a lesson without commands is a lecture"
+    assert any(b.expect or b.expect_re or b.expect_not for b in blocks), "a lesson states what to look for"
+
+
+def test_every_lesson_is_in_the_index():
+    index = (ROOT / "tutorials" / "README.md").read_text()
+    for path in LESSONS:
+        assert f"]({path.name})" in index, f"{path.name} is missing from tutorials/README.md"
+
+
+def test_skips_are_rare_and_say_why():
+    skipped = [b for b in BLOCKS if b.skip]
+    assert all(b.skip.strip() for b in skipped)
+    assert len(skipped) <= max(3, len(BLOCKS) // 10), [b.id for b in skipped]
+
+
+def test_commands_name_their_target():
+    """`native` means "this machine's GPU": a lesson that relies on it shows other code elsewhere."""
+    for b in BLOCKS:
+        for line in b.code.splitlines():
+            if re.search(r"playground (compile|grid|occupancy|inspect|diff|sweep)\b", line) \
+                    and "--arch" not in line and "--help" not in line:
+                assert "--target" in line or "target=" in line, f"{b.id}: `{line.strip()}` names no --target"
+
+
+# ---- the harness itself: a checker that cannot fail checks nothing -----------------------------
+
+def _doc(tmp_path, body: str) -> Path:
+    path = tmp_path / "lesson.md"
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+def test_harness_catches_a_missing_expectation_and_a_wrong_exit(tmp_path):
+    path = _doc(tmp_path, """\
+        ```bash
+        echo hello
+        ```
+        <!-- expect: goodbye -->
+
+        ```bash
+        exit 3
+        ```
+        """)
+    first, second = regen.parse(path)
+    assert regen.problems(first, regen.run(first)) == ["output lacks 'goodbye'"]
+    assert regen.problems(second, regen.run(second)) == ["exit status 3, expected 0"]
+
+
+def test_harness_runs_python_blocks_and_honours_exit_and_expect_not(tmp_path):
+    path = _doc(tmp_path, """\
+        ```python
+        import sys
+        print("spilled 8 bytes")
+        sys.exit(1)
+        ```
+        <!-- exit: 1 -->
+        <!-- expect-not: spilled -->
+        """)
+    (block,) = regen.parse(path)
+    assert regen.problems(block, regen.run(block)) == ["output contains 'spilled'"]
+
+
+def test_harness_notices_stale_output_and_rewrites_it(tmp_path):
+    path = _doc(tmp_path, """\
+        ```bash
+        printf 'a\\nb\\nc\\nd\\n'
+        ```
+        <!-- output: lines=1,3-4 -->
+        ```text
+        typed by hand
+        ```
+        """)
+    (block,) = regen.parse(path)
+    result = regen.run(block)
+    assert regen.trim(result.output, block.output_filters) == "a\n...\nc\nd"
+    assert regen.has_cuda_gpu() or regen.stale(block, result)
+    regen.regenerate(path)
+    (block,) = regen.parse(path)
+    assert block.committed_output() == "a\n...\nc\nd"
+    assert not regen.stale(block, regen.run(block))
+
+
+def test_trim_filters_in_order():
+    out = "head\n  12  x = 1\n  mov a\n  add b\n  13  y = 2\n  mov c\ntail\n"
+    assert regen.trim(out, [("from", r"^\s+12  "), ("to", r"^\s+\d+  ")]) == "  12  x = 1\n  mov a\n  add b\n  13  y = 2"
+    assert regen.trim(out, [("grep", "mov")]) == "  mov a\n  mov c"
+    assert regen.trim(out, [("grep", "mov"), ("max", "1")]) == "  mov a\n... (1 more lines)"
+    assert regen.trim("abcdefghij\n", [("width", "8")]) == "abcd ..."
+    assert regen.trim("  %1 = call asm \"wgmma.x.y {r1, r2}\"\n", [("only", r"wgmma[\w.]+")]) == \
+        "  ... wgmma.x.y ..."
+
+
+def test_link_check_catches_a_moved_line_and_fix_moves_it(tmp_path):
+    (tmp_path / "k.py").write_text("a = 1\nb = tl.dot(x, y)\nc = 3\n")
+    path = _doc(tmp_path, "See [`b = tl.dot(x, y)`](k.py#L3) and [gone](nope.py).\n")
+    problems = [p for link in regen.links(path) for p in regen.link_problems(link)]
+    assert problems == ["k.py#L3: the linked lines do not contain `b = tl.dot(x, y)`", "nope.py: no such file"]
+    regen.fix_anchors(path)
+    assert "(k.py#L2)" in path.read_text()
+
+
+def test_exercise_blocks_run_on_the_solution_and_the_start(tmp_path):
+    path = _doc(tmp_path, """\
+        ```bash
+        cat ./mine.py
+        ```
+        <!-- exercise: mine.py start=kernels/vector_add.py solution=tutorials/solutions/02_leaky_relu_matmul.py -->
+        <!-- expect: tl.where -->
+        """)
+    (block,) = regen.parse(path)
+    assert block.command() == "cat tutorials/solutions/02_leaky_relu_matmul.py\n"
+    assert not regen.problems(block, regen.run(block))
+    assert regen.problems(block, regen.run(block, "start")) == ["output lacks 'tl.where'"]
