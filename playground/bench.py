@@ -328,6 +328,8 @@ def measure(spec, target, config, cuda_graph: bool = False) -> Measured:
     import triton.testing
 
     from . import roofline
+    if spec.flops is None or spec.bytes is None:
+        raise UserError(f"{spec.name}: its spec gives no FLOP or byte count, so there is no throughput to report")
     bench_fn = triton.testing.do_bench_cudagraph if cuda_graph else triton.testing.do_bench
     method = "do_bench_cudagraph" if cuda_graph else "do_bench (L2 flushed before each run)"
     launch, inputs, outputs, check = _prepare(spec, config)
@@ -336,7 +338,13 @@ def measure(spec, target, config, cuda_graph: bool = False) -> Measured:
     check("before timing")
     triton_ms = Timing(bench_fn(launch, return_mode="all"))
     check("after timing")
-    baseline = baseline_call(spec, inputs, config.shape)
+    baseline = baseline_call(spec, inputs, {**config.meta, **config.shape})
+    baseline_problem = ""
+    if baseline:
+        try:
+            baseline_problem = _baseline_mismatch(spec, config, baseline(), check.expected)
+        except Exception as e:   # a baseline that cannot run is reported, and not timed
+            baseline_problem, baseline = f"it raises {type(e).__name__}: {e}", None
     torch_ms = Timing(bench_fn(baseline, return_mode="all")) if baseline else None
     empty_ms = Timing(bench_fn(_empty_launch(), return_mode="all"))
     device = local_device(target)
@@ -349,7 +357,21 @@ def measure(spec, target, config, cuda_graph: bool = False) -> Measured:
                  bandwidth_gbs=device.mem_bandwidth_gbs, l2_bytes=device.l2_bytes, method=method,
                  checked="output matched the reference before and after timing")
     m.warnings = guards(m)
+    if baseline_problem:
+        m.warnings.insert(0, f"the PyTorch baseline ({spec.torch_baseline}) does not compute the kernel's output, "
+                             f"so the speedup compares different work: {baseline_problem}")
     return m
+
+
+def _baseline_mismatch(spec, config, out, expected: dict) -> str:
+    """Whether the baseline computes what the kernel does: its result(s) against the reference's outputs."""
+    results = out if isinstance(out, (tuple, list)) else (out,)
+    got = dict(zip(spec.outputs, results))
+    for name, value in got.items():
+        want = tuple(expected[name].shape)
+        if tuple(getattr(value, "shape", ())) != want:
+            return f"{name} has shape {tuple(getattr(value, 'shape', ()))}, the kernel's has {want}"
+    return _mismatch(spec, config, got, {n: expected[n] for n in got})
 
 
 def _compiled(spec, target, config):
@@ -375,15 +397,13 @@ def _prepare(spec, config, device: str = "cuda"):
     def launch():
         kernel(*args, **config.meta, num_warps=config.num_warps, num_stages=config.num_stages)
 
-    expected = None
-
     def check(when: str):
-        nonlocal expected
-        if expected is None:
-            expected = runner.reference_outputs(spec, inputs, config.shape, config.meta)
-        problem = _mismatch(spec, config, outputs, expected)
+        if check.expected is None:
+            check.expected = runner.reference_outputs(spec, inputs, config.shape, config.meta)
+        problem = _mismatch(spec, config, outputs, check.expected)
         if problem:
             raise KernelFailure(f"{spec.name}: output does not match the reference {when}: {problem}")
+    check.expected = None          # the fp64 reference, computed once, kept for the baseline's check too
     return launch, inputs, outputs, check
 
 
@@ -400,19 +420,20 @@ def _mismatch(spec, config, got: dict, expected: dict) -> str:
     return "; ".join(problems)
 
 
-def baseline_call(spec, inputs: dict, shape: dict | None = None):
+def baseline_call(spec, inputs: dict, names: dict | None = None):
     """The spec's PyTorch baseline as a zero-argument call on the same input tensors.
 
-    `torch_baseline` is either an expression over the input names and the problem sizes
-    ("torch.relu(torch.matmul(a, b))", "torch.softmax(x, dim=1)", "F.layer_norm(x, (N,))"), or a
-    function name called with the inputs in order ("torch.matmul").
+    `torch_baseline` is either an expression over the input names, the problem sizes and the meta-
+    parameters ("torch.softmax(x, dim=1)", "F.layer_norm(x, (N,), w, b)",
+    "F.scaled_dot_product_attention(q, k, v, is_causal=CAUSAL)"), or a function name called with the
+    inputs in order ("torch.matmul").
     """
     import torch
     text = (spec.torch_baseline or "").strip()
     if not text:
         return None
     scope = {"torch": torch, "F": torch.nn.functional}
-    names = {**(shape or {}), **inputs}
+    names = {**(names or {}), **inputs}
     try:
         if "(" in text:
             code = compile(text, f"<{spec.name} torch_baseline>", "eval")
@@ -481,6 +502,7 @@ def _breakdown(spec, config, reps: int) -> Breakdown:
     import torch
 
     launch, inputs, out_gpu, check = _prepare(spec, config)
+    device = next(iter(inputs.values())).device
     host = {k: v.cpu() for k, v in inputs.items()}
     launch()                       # compile and warm up outside the timings
     torch.cuda.synchronize()
@@ -490,7 +512,7 @@ def _breakdown(spec, config, reps: int) -> Breakdown:
         # host -> device: pageable host memory, as a user's tensors usually are
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        copies = {k: v.to("cuda", non_blocking=False) for k, v in host.items()}
+        copies = {k: v.to(device) for k, v in host.items()}
         end.record()
         torch.cuda.synchronize()
         samples["h2d"].append(start.elapsed_time(end))

@@ -58,6 +58,7 @@ def save(result, path: str) -> list[str]:
     ax.set_xscale("log", base=2)
     ax.set_xlabel(result.sweep_dim)
     ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)                 # a throughput axis from zero: small dips look small
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend()

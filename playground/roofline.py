@@ -159,6 +159,8 @@ def active_blocks(compiled) -> tuple[int | None, str]:
         occ = occupancy.of(compiled)
     except Exception as e:  # a target the calculator does not cover: say so, keep the roofline
         return None, f"occupancy not computed ({e}): no wave quantisation"
+    if not occ.launchable:
+        return 0, f"cannot launch on {compiled.target.name}: {occ.reason}"
     return occ.active_blocks_per_sm, ""
 
 
@@ -174,11 +176,9 @@ def model(compiled, device=None) -> Model:
     notes = []
     blocks, why = active_blocks(compiled)
     if why:
-        notes.append(why)
+        notes.append(why + ("; the time below ignores that" if blocks == 0 else ""))
     ctas = ctas_of(compiled)
     if blocks == 0:
-        notes.append("this configuration cannot launch on the target (0 CTAs fit on an SM); "
-                     "the time below ignores that")
         blocks = None
     est = estimate(flops, nbytes, peak, device.mem_bandwidth_gbs, ctas,
                    blocks * device.num_sms if blocks else None)

@@ -3,6 +3,7 @@ the measured path on a GPU (marked, skipped without one).
 """
 import json
 import struct
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -328,3 +329,128 @@ def test_breakdown_on_the_gpu():
     assert [r[0] for r in b.rows] == ["host-to-device copy", "launch overhead", "kernel", "device-to-host copy",
                                       "synchronisation"]
     assert all(t.median_ms > 0 for _, t, _ in b.rows) and b.total.median_ms > 0
+
+
+def test_baseline_that_computes_something_else_is_caught():
+    torch = pytest.importorskip("torch")
+    spec = registry.load("vector_add")
+    config = compiler.resolve_config(spec, shape={"N": 64})
+    x, y = torch.randn(64), torch.randn(64)
+    expected = {"out": x.double() + y.double()}
+    assert bench._baseline_mismatch(spec, config, torch.add(x, y), expected) == ""
+    assert "elements differ" in bench._baseline_mismatch(spec, config, x - y, expected)
+    assert bench._baseline_mismatch(spec, config, x[:32], expected) == "out has shape (32,), the kernel's has (64,)"
+
+
+def test_baseline_scope_has_sizes_and_meta():
+    torch = pytest.importorskip("torch")
+    spec = registry.load("softmax")
+    spec_copy = type(spec)(**{**spec.__dict__, "torch_baseline": "torch.softmax(x, dim=1) * N * BLOCK_SIZE"})
+    x = torch.randn(2, 8)
+    got = bench.baseline_call(spec_copy, {"x": x}, {"N": 8, "BLOCK_SIZE": 2})()
+    assert torch.allclose(got, torch.softmax(x, dim=1) * 16)
+    bad = type(spec)(**{**spec.__dict__, "torch_baseline": "torch.softmax(x, dim=1"})
+    with pytest.raises(UserError, match="not a PyTorch expression"):
+        bench.baseline_call(bad, {"x": x})
+
+
+MEASURE_WIRING = r'''
+import functools, json, sys
+import torch, triton.testing
+from playground import bench, compiler, devices, registry, roofline, targets
+from playground.errors import KernelFailure
+
+calls = []
+def fake_bench(fn, return_mode="all", **_):
+    for _ in range(3):
+        fn()
+    calls.append(fn)
+    return [0.010, 0.011, 0.012] if len(calls) == 1 else [0.020, 0.021, 0.022] if len(calls) == 2 else [0.002] * 3
+
+triton.testing.do_bench = fake_bench
+torch.cuda.synchronize = lambda: None
+bench._prepare = functools.partial(bench._prepare, device="cpu")
+bench._empty_launch = lambda: (lambda: None)
+bench._compiled = lambda *a: None
+roofline.matrix_precision = lambda c: None
+bench.local_device = lambda t: devices.get("sm_90")
+
+
+class FakeEvent:                     # CUDA events on the CPU: 1 ms between any two
+    def __init__(self, enable_timing=False):
+        pass
+
+    def record(self):
+        pass
+
+    def elapsed_time(self, end):
+        return 1.0
+
+
+torch.cuda.Event = FakeEvent
+torch.cuda._sleep = lambda cycles: None
+torch.cuda.get_device_name = lambda *a: "Fake GPU"
+
+for ref in sys.argv[1:]:
+    calls.clear()
+    spec = registry.load(ref)
+    # resolve_config reads the JIT's parameters, which an interpreted kernel lacks: the config by hand
+    config = compiler.Config(meta=dict(spec.meta), num_warps=4, num_stages=3, shape={"N": 1000}, dtype="fp32")
+    try:
+        m = bench.measure(spec, targets.resolve("sm_90"), config)
+    except KernelFailure as e:
+        print(json.dumps({"failure": str(e)}))
+    else:
+        print(json.dumps({"triton": m.triton.median_ms, "torch": m.torch.median_ms, "speedup": m.speedup,
+                          "checked": m.checked, "warnings": m.warnings, "bytes": m.bytes}))
+b = bench._breakdown(registry.load("vector_add"), config, reps=2)
+print(json.dumps({"rows": [[c, t.n, t.median_ms] for c, t, _ in b.rows], "total": b.total.n,
+                  "lines": bench.breakdown_lines(b)}))
+'''
+
+
+@pytest.fixture(scope="module")
+def measured_in_interpreter(tmp_path_factory):
+    """bench.measure on vector_add and on a copy that subtracts, in one interpreter process."""
+    pytest.importorskip("torch")
+    import os
+    import subprocess
+    import sys
+    root = Path(cli.__file__).parent
+    tmp = tmp_path_factory.mktemp("wiring")
+    wrong = tmp / "wrong_add.py"
+    wrong.write_text((root / "kernels" / "vector_add.py").read_text()
+                     .replace("x + y, mask=mask)", "x - y, mask=mask)").replace('name="vector_add"', 'name="wrong_add"'))
+    script = tmp / "wiring.py"
+    script.write_text(MEASURE_WIRING)
+    env = dict(os.environ, TRITON_INTERPRET="1", PYTHONPATH=str(root))
+    done = subprocess.run([sys.executable, str(script), "vector_add", str(wrong)], capture_output=True, text=True,
+                          env=env, cwd=root, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return [json.loads(line) for line in done.stdout.strip().splitlines()[-3:]]
+
+
+def test_measured_path_wiring_with_fake_timings(measured_in_interpreter):
+    # The kernel really runs (Triton's interpreter, CPU tensors) and is checked before and after; only
+    # the timer is fake: Triton 11 us median, PyTorch 21 us -> 1.909x; 12,000 bytes in 11 us = 1.09 GB/s.
+    out = measured_in_interpreter[0]
+    assert out["triton"] == pytest.approx(0.011) and out["torch"] == pytest.approx(0.021)
+    assert out["speedup"] == pytest.approx(0.021 / 0.011)
+    assert out["checked"] == "output matched the reference before and after timing"
+    assert out["bytes"] == 12_000 and out["warnings"] == []
+
+
+def test_breakdown_wiring_with_fake_events(measured_in_interpreter):
+    # Every CUDA-event interval reads 1 ms here; the host-timed rows are real (and small).
+    out = measured_in_interpreter[2]
+    assert [r[0] for r in out["rows"]] == ["host-to-device copy", "launch overhead", "kernel",
+                                           "device-to-host copy", "synchronisation"]
+    assert all(n == 2 for _, n, _ in out["rows"]) and out["total"] == 2
+    assert [r[2] for r in out["rows"] if r[0] in ("host-to-device copy", "kernel", "device-to-host copy")] == [1.0] * 3
+    assert out["lines"][0].startswith("measured    vector_add on Fake GPU, N=1000, fp32: one call, median of 2")
+    assert out["lines"][-1].startswith("total (end to end)")
+
+
+def test_measured_path_refuses_a_wrong_kernel(measured_in_interpreter):
+    out = measured_in_interpreter[1]
+    assert out["failure"].startswith("wrong_add: output does not match the reference before timing: out: ")

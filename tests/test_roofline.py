@@ -129,3 +129,12 @@ def test_model_without_occupancy_says_why(gemm_sm90, monkeypatch):
     monkeypatch.setattr(roofline, "active_blocks", lambda c: (None, "occupancy not computed (test)"))
     m = roofline.model(gemm_sm90)
     assert m.estimate.waves is None and "occupancy not computed (test)" in m.notes
+
+
+def test_model_takes_ctas_per_sm_from_the_occupancy_calculator(gemm_sm90):
+    from playground import occupancy
+    blocks = occupancy.of(gemm_sm90).active_blocks_per_sm
+    m = roofline.model(gemm_sm90)
+    assert blocks > 0 and m.active_blocks_per_sm == blocks
+    assert m.estimate.ctas_per_wave == blocks * 132
+    assert m.estimate.waves == -(-1024 // (blocks * 132))
