@@ -6,7 +6,8 @@ its own (a fresh TRITON_CACHE_DIR), so every config really compiles:
            work a sweep row does, with no worker processes at all)
   jobs=2   `sweep.run(..., jobs=2)`: two spawned workers
 Each side is a whole Python process, timed from outside, so both pay the interpreter and the
-imports. Goal: jobs=2 at most 0.6x serial (on 2 or more cores).
+imports; the CPU seconds each used and the load average when it started are printed beside it.
+Goal: jobs=2 at most 0.6x serial (on 2 or more otherwise idle cores).
 
 Cached: the same sweep again, served from the cache (no worker starts). Goal: under 1 second,
 both as the library call and as the whole `playground sweep` command.
@@ -15,6 +16,7 @@ Run: python benchmarks/sweep_parallel.py   (REPEAT=n for more alternating cold p
 """
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -45,12 +47,22 @@ print(json.dumps({{"inside": time.perf_counter() - start, "rows": len(rows), "co
 
 
 def child(mode: str, cache_dir: str) -> dict:
+    """Run one side as its own process: wall time, and the CPU time it and its workers used."""
     code = CHILD.format(root=str(ROOT), mode=mode, kernel=KERNEL, target=TARGET)
     env = {**os.environ, "TRITON_CACHE_DIR": cache_dir}
+    load = os.getloadavg()[0]
+    cpu0 = _children_cpu()
     start = time.perf_counter()
     done = subprocess.run([PY, "-c", code], check=True, capture_output=True, text=True, env=env, cwd=ROOT)
     wall = time.perf_counter() - start
-    return {**json.loads(done.stdout.strip().splitlines()[-1]), "wall": wall}
+    return {**json.loads(done.stdout.strip().splitlines()[-1]), "wall": wall, "cpu": _children_cpu() - cpu0,
+            "load": load}
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of finished child processes (and the workers they waited for)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def main():
@@ -64,11 +76,15 @@ def main():
             assert s["compiled"] == s["rows"] == 16 and p["compiled"] == p["rows"] == 16, (s, p)
             serial.append(s["wall"])
             parallel.append(p["wall"])
-            print(f"  cold, run {i + 1}: serial {s['wall']:.2f} s, jobs=2 {p['wall']:.2f} s "
-                  f"(ratio {p['wall'] / s['wall']:.2f})")
+            print(f"  cold, run {i + 1}: serial {s['wall']:.2f} s ({s['cpu']:.1f} CPU s, load {s['load']:.1f}), "
+                  f"jobs=2 {p['wall']:.2f} s ({p['cpu']:.1f} CPU s, load {p['load']:.1f}): "
+                  f"ratio {p['wall'] / s['wall']:.2f}")
         ratio = min(parallel) / min(serial)
         print(f"cold  serial {min(serial):.2f} s, jobs=2 {min(parallel):.2f} s: ratio {ratio:.2f} "
               f"(goal <= 0.60) {'OK' if ratio <= 0.6 else 'MISSED'}")
+        if os.getloadavg()[0] > 0.5 * (os.cpu_count() or 1):
+            print("  note: other processes were using this machine's cores (load average above); "
+                  "a parallel run cannot beat serial on cores it does not get")
 
         warm_dir = f"{scratch}/jobs2-0"
         cached = child("2", warm_dir)

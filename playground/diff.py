@@ -265,8 +265,13 @@ def show(name: str, value) -> str:
     if name in _BYTES:
         return kib(value)
     if name == "occupancy":
-        return f"{value:.0%}"
+        return pct(value)
     return str(value)
+
+
+def pct(x: float) -> str:
+    """0.125 -> '12.5%', 0.25 -> '25%'."""
+    return f"{x * 100:.1f}".rstrip("0").rstrip(".") + "%"
 
 
 def delta_line(cmp: Comparison) -> str:

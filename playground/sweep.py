@@ -26,6 +26,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from .errors import UserError
 
@@ -112,6 +113,11 @@ def row(spec, target, config: dict, shape: dict | None = None, dtype: str | None
 
 
 def figures(c, num_sms: int | None = None) -> dict:
+    if c.target.is_nvidia:
+        # The roofline reads the instruction mix from the SASS. Disassembling it here, in the worker,
+        # leaves it in the cache beside the cubin, so a rerun's parent finds everything on disk.
+        from . import disasm
+        disasm.sass_with_line_info(c)
     r = c.resources
     out = {"status": "ok", "error": None, "registers": r.registers,
            "spill_store_bytes": r.spill_store_bytes, "spill_load_bytes": r.spill_load_bytes,
@@ -131,7 +137,8 @@ def _occupancy(c, num_sms) -> dict:
                 "reason": "occupancy not available"}
     o = occupancy.of(c, num_sms=num_sms)
     return {"active_blocks_per_sm": o.active_blocks_per_sm, "occupancy": o.occupancy,
-            "limiter": list(o.limiter), "launchable": o.launchable, "reason": o.reason or None}
+            "limiter": list(o.limiter), "launchable": o.launchable, "reason": o.reason or None,
+            "grid": o.grid, "waves": o.waves, "last_wave_ctas": o.last_wave_ctas}
 
 
 def _model(c, num_sms) -> dict:
@@ -312,7 +319,15 @@ def _is_cached(spec, target, cfg) -> bool:
     except Exception:
         return False     # let the worker meet the error and report it as this config's failure
     src = ASTSource(spec.kernel, signature, constexprs, attrs)
-    return cache.lookup(cache.key(src, target.gpu_target(), options), src) is not None
+    kernel = cache.lookup(cache.key(src, target.gpu_target(), options), src)
+    if kernel is None:
+        return False
+    if target.is_nvidia:      # and its SASS, which only a sweep's worker (or `compile --show sass`) writes
+        from triton.runtime.cache import get_cache_manager
+
+        from .disasm import SASS_FILE
+        return (Path(get_cache_manager(kernel.hash).cache_dir) / SASS_FILE).exists()
+    return True
 
 
 def _in_pool(tasks: list[dict], workers: int, finish) -> list[dict]:
@@ -421,7 +436,19 @@ def _short(name: str) -> str:
     return name
 
 
+def _fixed(s: Sweep, target: str) -> dict:
+    """What every compiled config of this target shares and the table does not show (defaults included)."""
+    shown = set(varying(s.configs))
+    resolved = [{**r["meta"], "num_warps": r["num_warps"], "num_stages": r["num_stages"]}
+                for r in s.by_target(target) if r["status"] == "ok"]
+    if not resolved:
+        return {}
+    return {k: v for k, v in resolved[0].items()
+            if k not in shown and all(other.get(k) == v for other in resolved)}
+
+
 def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
+    from .diff import pct
     from .render import kib
     keys = varying(s.configs)
     head = [_short(k) for k in keys] + ["regs", "spills", "smem", "blocks/SM", "occupancy", "limiter",
@@ -442,7 +469,7 @@ def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
         body.append(cells + [
             str(r["registers"]), kib(spill) if spill else "0", kib(r["shared_bytes"]),
             "-" if r.get("active_blocks_per_sm") is None else str(r["active_blocks_per_sm"]),
-            "-" if occ is None else f"{occ:.0%}",
+            "-" if occ is None else pct(occ),
             ",".join(r.get("limiter") or []) or "-",
             _time(r.get("modelled_seconds")),
             "-" if r.get("rank") is None else str(r["rank"]),
@@ -458,10 +485,9 @@ def _time(seconds) -> str:
 
 def format_text(s: Sweep) -> str:
     shape = ", ".join(f"{k}={v}" for k, v in s.shape.items())
-    keys = varying(s.configs)
-    fixed = {k: v for k, v in (s.configs[0] if s.configs else {}).items() if k not in keys}
     out = []
     for target in s.targets:
+        fixed = _fixed(s, target)
         out.append(f"{s.kernel} on {target}: {len(s.configs)} configs, shape {shape}, dtype {s.dtype}"
                    + (f"; all with {', '.join(f'{k}={v}' for k, v in fixed.items())}" if fixed else ""))
         head, body = table_rows(s, target)
@@ -475,12 +501,15 @@ def format_text(s: Sweep) -> str:
     failed = sum(r["status"] != "ok" for r in rows)
     blocked = sum("cannot launch" in r["flags"] for r in rows)
     spills = sum("spills" in r["flags"] for r in rows)
-    out.append(f"{len(rows)} compiles: {len(rows) - s.compiled} from the cache, {s.compiled} in "
-               f"{s.workers} worker process{'es' if s.workers != 1 else ''}; {failed} failed, {blocked} cannot "
-               f"launch, {spills} spill; {s.seconds:.1f} s")
+    where = f"{len(rows) - s.compiled} from the cache"
+    if s.compiled:
+        where += f", {s.compiled} compiled in {s.workers} worker process{'es' if s.workers != 1 else ''}"
+    out.append(f"{len(rows)} compiles ({len(s.configs)} configs x {len(s.targets)} targets): {where}; {failed} failed, {blocked} cannot launch, {spills} spill; "
+               f"{s.seconds:.1f} s")
     if any(r.get("modelled_seconds") is not None for r in rows):
-        out.append("modelled: a roofline estimate from the device table, not a measurement "
-                   "(`playground bench` on a GPU measures)")
+        out.append("modelled: a roofline estimate from the device table, not a measurement (`playground bench` "
+                   "on a GPU measures); rank: by modelled time among the configs that compile and launch, "
+                   "equal times sharing a rank")
     out += s.notes
     return "\n".join(out) + "\n"
 

@@ -200,3 +200,29 @@ def test_cli_json_and_csv():
 def test_cli_errors_are_one_line_exit_2(args, message):
     code, out = run("sweep", "gemm", *args)
     assert code == 2 and message in out and len(out.strip().splitlines()) == 1
+
+
+def test_a_config_that_spills_is_flagged():
+    # One warp holding a whole 8192-wide fp32 row: 256 values per thread, past the 255-register limit.
+    result = sweep.run("softmax", ["sm_80"], {"num_warps": [1, 8]}, shape={"M": 8, "N": 8192}, jobs=2)
+    one, eight = result.rows
+    c = single("softmax", "sm_80", {"num_warps": 1}, {"M": 8, "N": 8192})
+    assert one["spill_store_bytes"] == c.resources.spill_store_bytes > 0
+    assert one["spill_load_bytes"] == c.resources.spill_load_bytes > 0
+    assert one["flags"] == ["spills"] and eight["flags"] == []
+    assert f"SPILLS {one['spill_store_bytes']} B stored" in sweep.format_text(result)
+
+
+def test_sweep_and_diff_import_no_torch():
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parent.parent
+    code = ("import sys; from click.testing import CliRunner; from cli import main; "
+            f"r = CliRunner().invoke(main, ['sweep', {CRASHY!r}, '-t', 'sm_90', '-m', 'TILE=32,128']); "
+            "assert r.exit_code == 0, r.output; "
+            "r = CliRunner().invoke(main, ['diff', 'vector_add', '--a', 'num_warps=2', '--b', 'num_warps=4']); "
+            "assert r.exit_code == 0, r.output; "
+            "print('torch' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
