@@ -257,12 +257,17 @@ def run(kernel: str, target: str = "native", meta: dict | None = None, num_warps
     reason = measurable(tgt)
     if num_sms is not None and not reason:
         reason = "--num-sms describes another GPU"
+    if reason and cuda_graph:
+        reason += " (--cuda-graph applies to measurements only)"
     device = devices.with_num_sms(devices.get(tgt.name), num_sms) if reason else None
     points = []
     with _progress(len(values), progress and len(values) > 1, f"{spec.name} {dim or ''}") as advance:
         for value in values:
             point_shape = {**base, dim: value} if dim else base
             cfg = compiler.resolve_config(spec, meta, num_warps, num_stages, point_shape, dtype)
+            why = spec.constraints(cfg.shape, cfg.dtype, cfg.meta) if spec.constraints else None
+            if why:
+                raise UserError(f"{spec.name}: {why}")
             if reason:
                 from . import roofline
                 points.append(roofline.model(compiler.compile_kernel(spec, tgt, cfg), device))

@@ -152,8 +152,10 @@ def _gcn_mix(asm: str) -> tuple[Counter, Counter, Counter]:
 
 _ALLOC = re.compile(r"(?:ttg\.local_alloc|ttg\.global_scratch_alloc)\s*:\s*\(\)\s*->\s*!ttg\.memdesc<([0-9x]+)x([a-z][a-z0-9]*)")
 _DOT_OPS = ("tt.dot ", "tt.dot_scaled ", "ttng.warp_group_dot ", "ttng.tc_gen5_mma ", "ttng.tc_gen5_mma_scaled ")
+# Triton 3.9 names its AMD dialect `amdg`; earlier releases `amdgpu`.
 _ASYNC_OPS = {"ttg.async_copy_global_to_local": "cp.async", "ttng.async_tma_copy_global_to_local": "TMA",
-              "amdgpu.buffer_load_to_local": "direct-to-LDS", "amdgpu.async_copy_global_to_local": "direct-to-LDS"}
+              **{f"{d}.{op}": "direct-to-LDS" for d in ("amdg", "amdgpu")
+                 for op in ("buffer_load_to_local", "async_copy_global_to_local")}}
 
 
 @dataclass
@@ -235,6 +237,8 @@ def _mix(compiled):
 def read(compiled) -> Report:
     mix, mma, conversions = _mix(compiled)
     pipe = pipeline(compiled.stage("ttgir"))
+    if not compiled.target.is_nvidia:    # an async copy on AMD lands in LDS directly, whatever its op's name
+        pipe.async_copy = pipe.async_copy.replace("cp.async", "direct-to-LDS")
     has_dot = bool(re.search(r"\btt\.dot(_scaled)?\b", compiled.stage("ttir")))
     r = compiled.resources
     report = Report(kernel=compiled.spec.name, target=compiled.target.name, config=compiled.config.describe(),

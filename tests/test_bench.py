@@ -454,3 +454,8 @@ def test_breakdown_wiring_with_fake_events(measured_in_interpreter):
 def test_measured_path_refuses_a_wrong_kernel(measured_in_interpreter):
     out = measured_in_interpreter[1]
     assert out["failure"].startswith("wrong_add: output does not match the reference before timing: out: ")
+
+
+def test_cli_bench_refuses_a_shape_the_kernel_does_not_support():
+    r = invoke("bench", "flash_attention", "--target", "sm_90", "--shape", "D=48")
+    assert r.exit_code == 2 and "head dimension D=48 is not supported" in r.output

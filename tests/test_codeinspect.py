@@ -107,6 +107,12 @@ def test_pipeline_reads_the_ring_depth_and_ignores_mbarrier_rings():
     assert p.ring_shapes == ["3x128x64xf16"] and p.async_copy == "cp.async"
 
 
+def test_pipeline_names_amd_direct_to_lds_copies():
+    # gfx950 in Triton 3.9: `amdg.buffer_load_to_local` (the dialect was `amdgpu` before)
+    text = TTGIR_PIPELINED.replace("ttg.async_copy_global_to_local", "amdg.buffer_load_to_local")
+    assert codeinspect.pipeline(text).async_copy == "direct-to-LDS"
+
+
 def test_pipeline_single_buffer_is_not_pipelined():
     text = TTGIR_PIPELINED.replace("3x128x64xf16", "128x64xf16")
     p = codeinspect.pipeline(text)
