@@ -5,7 +5,7 @@ A variant is what `--a`/`--b` say on top of the command's own options, as a comm
 (`BLOCK_SIZE_M=64`), a problem dimension (`M=1000`: it changes what the JIT specialises), or
 another kernel (`kernel=path.py:name`). Both variants are compiled through the usual
 pipeline, so every figure comes from the artefacts: resource usage (cuobjdump / amdgcn
-metadata), occupancy (when `playground.occupancy` is present) and the instruction mix
+metadata), occupancy (`playground.occupancy`) and the instruction mix
 (`playground.codeinspect`).
 
 The stage diff is a unified diff (difflib). Generated code renumbers everything when
@@ -236,18 +236,15 @@ def _merge(resources: dict, mixes: list[dict]) -> dict:
 
 
 def _occupancy(c):
+    from . import occupancy
     try:
-        from . import occupancy
-    except ImportError:
+        return occupancy.of(c)
+    except UserError:      # a GPU with no device table (an unlisted native one): no occupancy rows
         return None
-    return occupancy.of(c)
 
 
 def _instruction_mix(c) -> dict:
-    try:
-        from . import codeinspect
-    except ImportError:
-        return {}
+    from . import codeinspect
     return codeinspect.instruction_mix(c)
 
 

@@ -25,10 +25,10 @@ import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import UserError
+from .errors import KernelFailure, UserError
 
 LAUNCH_KEYS = ("num_warps", "num_stages")
 
@@ -130,12 +130,12 @@ def figures(c, num_sms: int | None = None) -> dict:
 
 
 def _occupancy(c, num_sms) -> dict:
+    from . import occupancy
     try:
-        from . import occupancy
-    except ImportError:     # FALLBACK until playground.occupancy exists: no occupancy, launchability unknown
+        o = occupancy.of(c, num_sms=num_sms)
+    except UserError as e:   # a GPU with no device table (an unlisted native one): figures stay, occupancy unknown
         return {"active_blocks_per_sm": None, "occupancy": None, "limiter": [], "launchable": None,
-                "reason": "occupancy not available"}
-    o = occupancy.of(c, num_sms=num_sms)
+                "reason": str(e)}
     return {"active_blocks_per_sm": o.active_blocks_per_sm, "occupancy": o.occupancy,
             "limiter": list(o.limiter), "launchable": o.launchable, "reason": o.reason or None,
             "grid": o.grid, "waves": o.waves, "last_wave_ctas": o.last_wave_ctas}
@@ -143,14 +143,14 @@ def _occupancy(c, num_sms) -> dict:
 
 def _model(c, num_sms) -> dict:
     """The roofline's time at the sweep's shape (wave quantisation included), or None when not modelled."""
-    try:
-        from . import roofline
-    except ImportError:     # FALLBACK until playground.roofline exists: no modelled time, no rank
-        return {"modelled_seconds": None, "bound": None}
+    from . import devices, roofline
     if c.spec.flops is None or c.spec.bytes is None:
         return {"modelled_seconds": None, "bound": None}     # the spec gives nothing to model
-    from . import devices
-    m = roofline.model(c, devices.with_num_sms(devices.get(c.target.name), num_sms))
+    try:
+        device = devices.with_num_sms(devices.get(c.target.name), num_sms)
+    except UserError:
+        return {"modelled_seconds": None, "bound": None}     # no device table: nothing to model against
+    m = roofline.model(c, device)
     return {"modelled_seconds": m.estimate.seconds, "bound": m.estimate.bound}
 
 
@@ -186,7 +186,6 @@ def _isolated_main(task: dict, conn) -> None:
 
 
 def _one_line(e: BaseException) -> str:
-    from .errors import KernelFailure
     text = " ".join(str(e).split())
     return text if isinstance(e, (UserError, KernelFailure)) and text else f"{type(e).__name__}: {text}"
 
@@ -230,7 +229,6 @@ class Sweep:
     seconds: float
     compiled: int = 0         # configs that went to a worker
     workers: int = 0          # worker processes started
-    notes: list[str] = field(default_factory=list)
 
     def by_target(self, target: str) -> list[dict]:
         return [r for r in self.rows if r["target"] == target]
@@ -510,7 +508,6 @@ def format_text(s: Sweep) -> str:
         out.append("modelled: a roofline estimate from the device table, not a measurement (`playground bench` "
                    "on a GPU measures); rank: by modelled time among the configs that compile and launch, "
                    "equal times sharing a rank")
-    out += s.notes
     return "\n".join(out) + "\n"
 
 

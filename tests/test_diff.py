@@ -9,6 +9,8 @@ from cli import main
 from playground import diff
 from playground.errors import UserError
 
+pytestmark = pytest.mark.compile   # the compile path alone: CI runs it on the oldest Triton too
+
 _cache = {}
 
 

@@ -9,6 +9,8 @@ from cli import main
 from playground import compiler, registry, sweep, targets
 from playground.errors import UserError
 
+pytestmark = pytest.mark.compile   # the compile path alone: CI runs it on the oldest Triton too
+
 CRASHY = str(Path(__file__).resolve().parent / "data" / "crashy_kernel.py")
 SPACE = {"BLOCK_SIZE_M": [64, 128], "num_stages": [2]}      # two gemm configs
 
