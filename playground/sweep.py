@@ -10,9 +10,9 @@ Triton's on-disk cache is shared between them; it writes every file to a tempora
 renames it into place, so two processes compiling the same kernel at once both end with a
 whole entry. Before starting any worker, the parent looks each config up in the cache:
 a rerun of a sweep never spawns a process. A config whose compile raises is that config's
-failure; a worker that dies (a crash inside the compiler) breaks the pool, and the configs
-that were in flight are then run again one per process, so the one that died is named and
-the others finish.
+failure. A worker that dies (a crash inside the compiler) breaks the pool; no more configs
+are in flight than there are workers, so only those few are run again, one per process, to
+name the one that died, and a fresh pool takes the rest.
 """
 from __future__ import annotations
 
@@ -254,7 +254,7 @@ def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape:
         from . import devices
         for t in tgts:
             devices.with_num_sms(devices.get(t.name), num_sms)
-    jobs = jobs if jobs is not None else (os.cpu_count() or 1)
+    jobs = jobs if jobs is not None else _cpus()
     if jobs < 1:
         raise UserError(f"--jobs {jobs}: must be at least 1")
     shape = params.check_shape(spec, shape or {})
@@ -295,13 +295,19 @@ def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape:
 
     workers = min(jobs, len(misses))
     if misses:
-        crashed = _in_pool(misses, workers, finish)
-        if crashed:
-            _one_per_process(crashed, workers, finish)
+        _in_workers(misses, workers, finish)
     result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.name for t in tgts], configs=configs,
                    rows=rows, seconds=time.perf_counter() - start, compiled=len(misses), workers=workers)
     rank(result.rows)
     return result
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on (a container's share, not the host's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:      # not on Linux
+        return os.cpu_count() or 1
 
 
 def _is_cached(spec, target, cfg) -> bool:
@@ -328,23 +334,33 @@ def _is_cached(spec, target, cfg) -> bool:
     return True
 
 
-def _in_pool(tasks: list[dict], workers: int, finish) -> list[dict]:
-    """Run tasks in a pool; return those lost to a worker that died."""
-    lost = []
-    with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_warm_worker) as pool:
-        with _main_not_rerun():
-            futures = {pool.submit(_work, t): t for t in tasks}
-        pending = set(futures)
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for f in finished:
-                try:
-                    result = f.result()
-                except BrokenProcessPool:
-                    lost.append(futures[f])
-                    continue
-                finish(futures[f], result)
-    return sorted(lost, key=lambda t: t["index"])
+def _in_workers(tasks: list[dict], workers: int, finish) -> None:
+    """Run tasks in a pool of `workers` processes, never more tasks in flight than workers.
+
+    So when a worker dies and takes the pool down, the configs that might have killed it are
+    just those in flight: each is run again alone (`_one_per_process`) to find the one that
+    died, and a fresh pool takes the rest.
+    """
+    queue = list(reversed(tasks))
+    while queue:
+        suspects = []
+        with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_warm_worker) as pool:
+            in_flight = {}
+            while queue or in_flight:
+                while queue and len(in_flight) < workers and not suspects:
+                    task = queue.pop()
+                    with _main_not_rerun():
+                        in_flight[pool.submit(_work, task)] = task
+                if not in_flight:
+                    break
+                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    task = in_flight.pop(f)
+                    try:
+                        finish(task, f.result())
+                    except BrokenProcessPool:
+                        suspects.append(task)
+        _one_per_process(sorted(suspects, key=lambda t: t["index"]), workers, finish)
 
 
 def _one_per_process(tasks: list[dict], workers: int, finish) -> None:

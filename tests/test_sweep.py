@@ -79,9 +79,8 @@ def test_concurrent_compiles_of_one_config_share_the_cache(tmp_path, monkeypatch
     task = {"kernel": "vector_add", "target": "sm_90", "config": {"BLOCK_SIZE": 256}, "shape": {"N": 4096},
             "dtype": "fp32", "num_sms": None}
     results = {}
-    lost = sweep._in_pool([dict(task, index=0), dict(task, index=1)], 2,
-                          lambda t, r: results.__setitem__(t["index"], r))
-    assert not lost and results[0]["status"] == results[1]["status"] == "ok"
+    sweep._in_workers([dict(task, index=0), dict(task, index=1)], 2, lambda t, r: results.__setitem__(t["index"], r))
+    assert results[0]["status"] == results[1]["status"] == "ok"
     assert results[0]["hash"] == results[1]["hash"]
     # Nothing half-written is left, and the entry loads whole in a third process (this one).
     assert not [p for p in tmp_path.rglob("*") if "tmp" in p.name]
