@@ -141,7 +141,7 @@ def normalise(text: str, stage: str) -> str:
 class Side:
     variant: Variant
     compiled: object          # compiler.Compiled
-    figures: dict             # name -> number, in display order
+    figures: dict             # name -> number, in display order: resources, then the instruction mix
     label: str
 
 
@@ -174,18 +174,19 @@ def compare(kernel: str, a: str, b: str, stage: str = "ptx", target: str | None 
         raise UserError("say what differs: --a and --b, e.g. --a target=sm_80 --b target=sm_90")
     if context < 0:
         raise UserError(f"--context {context}: must be 0 or more lines")
+    if stage in ("cubin", "hsaco"):
+        raise UserError(f"{stage} is a binary; diff sass (NVIDIA) or amdgcn (AMD) instead")
     base = Variant(kernel=kernel, target=target, meta=dict(meta or {}), num_warps=num_warps,
                    num_stages=num_stages, shape=dict(shape or {}), dtype=dtype)
-    sides = [_side(parse_variant(text, base, flag), stage, flag[-1]) for text, flag in ((a, "--a"), (b, "--b"))]
-    mixes = [s.figures.pop("_mix") for s in sides]
-    for side, mix in zip(sides, mixes):
-        side.figures = _merge(side.figures, [mix, *(m for m in mixes if m is not mix)])
-    texts = []
-    for side in sides:
-        text = side.compiled.stage(stage)
-        if isinstance(text, bytes):
-            raise UserError(f"{stage} is a binary; diff sass (NVIDIA) or amdgcn (AMD) instead")
-        texts.append(text if raw else normalise(text, stage))
+    variants = [parse_variant(a, base, "--a"), parse_variant(b, base, "--b")]
+    compiled = [_compile(v, stage, letter) for v, letter in zip(variants, "ab")]
+    read = [figures(c, stage) for c in compiled]
+    # An instruction category only one side has is 0 on the other, so both list the same rows.
+    categories = sorted(set().union(*(mix for _, mix in read)), key=lambda n: (n != "instructions", n))
+    sides = [Side(variant=v, compiled=c, label=v.text.strip() or "base",
+                  figures=resources | {n: mix.get(n, 0) for n in categories})
+             for v, c, (resources, mix) in zip(variants, compiled, read)]
+    texts = [c.stage(stage) if raw else normalise(c.stage(stage), stage) for c in compiled]
     lines = list(difflib.unified_diff(texts[0].splitlines(), texts[1].splitlines(),
                                       f"a/{stage} ({sides[0].label})", f"b/{stage} ({sides[1].label})",
                                       n=context, lineterm=""))
@@ -195,7 +196,7 @@ def compare(kernel: str, a: str, b: str, stage: str = "ptx", target: str | None 
                       normalisation=how, diff=lines)
 
 
-def _side(variant: Variant, stage: str, letter: str) -> Side:
+def _compile(variant: Variant, stage: str, letter: str):
     from . import compiler, registry, targets
     spec = registry.load(variant.kernel)
     tgt = targets.resolve(variant.target)
@@ -204,10 +205,7 @@ def _side(variant: Variant, stage: str, letter: str) -> Side:
                         f"it has: {', '.join(tgt.stages)}")
     config = compiler.resolve_config(spec, variant.meta, variant.num_warps, variant.num_stages,
                                      variant.shape, variant.dtype)
-    c = compiler.compile_kernel(spec, tgt, config)
-    label = variant.text.strip() or "base"
-    resources, mix = figures(c, stage)
-    return Side(variant=variant, compiled=c, figures=resources | {"_mix": mix}, label=label)
+    return compiler.compile_kernel(spec, tgt, config)
 
 
 def figures(c, stage: str | None = None) -> tuple[dict, dict]:
@@ -227,12 +225,6 @@ def figures(c, stage: str | None = None) -> tuple[dict, dict]:
     # codeinspect names tensor-core families "mma.<family>"; the family alone reads better: "wgmma 0 → 8".
     mix = {name.removeprefix("mma."): count for name, count in _instruction_mix(c).items()}
     return out, mix
-
-
-def _merge(resources: dict, mixes: list[dict]) -> dict:
-    """Resources, then every instruction category either side has (0 where one side has none)."""
-    names = sorted(set().union(*mixes), key=lambda n: (n != "instructions", n))
-    return resources | {n: mixes[0].get(n, 0) for n in names}
 
 
 def _occupancy(c):
@@ -272,7 +264,8 @@ def pct(x: float) -> str:
 
 
 def delta_line(cmp: Comparison) -> str:
-    figs = [(n, a, b) for n, a, b in cmp.deltas if not n.endswith(" lines")]
+    # Figures one side does not have (AMD's VGPRs beside an NVIDIA target) are in the table, not here.
+    figs = [(n, a, b) for n, a, b in cmp.deltas if not n.endswith(" lines") and None not in (a, b)]
     if not figs:
         return "no differences in resource usage or instruction mix"
     return ", ".join(f"{n} {show(n, a)} → {show(n, b)}" for n, a, b in figs)
@@ -292,6 +285,9 @@ def format_text(cmp: Comparison, color: bool = False) -> str:
             max(len("b"), *(len(show(n, b.figures.get(n))) for n in names))]
     out.append(f"{'':<{width}}  {'a':>{cols[0]}}  {'b':>{cols[1]}}")
     for n in names:
+        if n == "instructions":
+            code = "/".join(dict.fromkeys("SASS" if s.compiled.target.is_nvidia else "amdgcn" for s in (a, b)))
+            out.append(f"{bold}instruction mix{plain} (static counts, from the {code})")
         va, vb = a.figures.get(n), b.figures.get(n)
         mark = f"  {cyan}*{plain}" if va != vb else ""
         out.append(f"{n:<{width}}  {show(n, va):>{cols[0]}}  {show(n, vb):>{cols[1]}}{mark}")
