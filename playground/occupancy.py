@@ -196,7 +196,8 @@ def _amd(d, threads: int, vgprs: int, lds: int, sgprs: int | None) -> Occupancy:
     if d.sgpr_limits_waves and sgprs is not None:
         by_sgpr = next((w for limit, w in _SGPR_WAVES if sgprs <= limit), 7)
     simd_waves = min(cap, by_vgpr, by_sgpr)
-    by_regs = simd_waves * d.simds_per_cu // waves
+    # Registers that leave every wave slot usable do not limit (else they would always tie with slots).
+    by_regs = simd_waves * d.simds_per_cu // waves if simd_waves < cap else None
     if by_regs == 0 and by_vgpr:
         reasons.append(f"{vgprs} VGPRs leave room for {simd_waves} waves per SIMD; a workgroup of {waves} waves "
                        f"needs {cdiv(waves, d.simds_per_cu)}")
@@ -222,7 +223,9 @@ def _round_up(n: int, unit: int) -> int:
 
 
 def kb(n: int) -> str:
-    """Bytes as KB (1024): whole KB plainly, anything else to a tenth (the JSON has the bytes)."""
+    """Bytes as KB (1024): under 1 KB in bytes, whole KB plainly, anything else to a tenth (the JSON has the bytes)."""
+    if n < 1024:
+        return f"{n} B"
     return f"{n // 1024} KB" if n % 1024 == 0 else f"{n / 1024:.1f} KB"
 
 

@@ -1,0 +1,101 @@
+"""The device tables: one per target, the architecture limits as the public tables state them, and
+peaks that agree with the datasheets' own arithmetic."""
+import pytest
+
+from playground import devices, targets
+from playground.errors import UserError
+
+KB = 1024
+
+
+def test_every_target_has_a_device():
+    assert set(devices.DEVICES) == set(targets.TARGETS)
+    for name, d in devices.DEVICES.items():
+        assert d.target == name and d.name and d.num_sms > 0
+        assert d.warp_size == targets.TARGETS[name].warp_size
+        assert d.max_threads_per_sm == d.max_warps_per_sm * d.warp_size
+        assert d.mem_bandwidth_gbs > 0 and d.l2_bytes > 0 and d.clock_ghz > 0
+        assert "fp32" in d.peak_tflops and "fp16" in d.peak_tflops
+
+
+# CUDA C++ Programming Guide, "Technical Specifications per Compute Capability":
+# (max warps per SM, max blocks per SM, shared memory per SM, max per block opted in).
+CUDA_GUIDE = {
+    "sm_80": (64, 32, 164 * KB, 163 * KB),
+    "sm_86": (48, 16, 100 * KB, 99 * KB),
+    "sm_89": (48, 24, 100 * KB, 99 * KB),
+    "sm_90": (64, 32, 228 * KB, 227 * KB),
+    "sm_100": (64, 32, 228 * KB, 227 * KB),
+    "sm_120": (48, 32, 100 * KB, 99 * KB),
+}
+
+
+@pytest.mark.parametrize("target", sorted(CUDA_GUIDE))
+def test_nvidia_limits_match_the_cuda_guide(target):
+    d = devices.get(target)
+    assert (d.max_warps_per_sm, d.max_blocks_per_sm, d.shared_per_sm, d.shared_per_block_optin) == CUDA_GUIDE[target]
+    # The same on every compute capability from 8.0: 64K registers per SM and per block, 255 per thread,
+    # 1 KB reserved per block; allocation units from cuda_occupancy.h.
+    assert (d.regs_per_sm, d.regs_per_block, d.max_regs_per_thread) == (65536, 65536, 255)
+    assert (d.reg_alloc_unit, d.warp_alloc_granularity, d.shared_alloc_unit, d.shared_reserved_per_block) == \
+        (256, 4, 128, 1024)
+    assert d.max_threads_per_block == 1024
+
+
+# FP32 FLOPs per clock per SM (CU; WGP on gfx1100): FP32 lanes x 2 for the FMA. A100 has 64 FP32 lanes
+# per SM, later NVIDIA parts 128 (white papers); CDNA2 64 lanes per CU, CDNA3/4 128 (packed/dual
+# issue), RDNA3 a WGP of two CUs with dual issue: 2 x 64 x 2 lanes.
+FP32_FLOPS_PER_CLOCK = {"sm_80": 128, "sm_86": 256, "sm_89": 256, "sm_90": 256, "sm_100": 256, "sm_120": 256,
+                        "gfx90a": 128, "gfx942": 256, "gfx950": 256, "gfx1100": 512}
+
+
+@pytest.mark.parametrize("target", sorted(FP32_FLOPS_PER_CLOCK))
+def test_fp32_peak_is_sms_times_lanes_times_clock(target):
+    d = devices.get(target)
+    expected = d.num_sms * FP32_FLOPS_PER_CLOCK[target] * d.clock_ghz / 1000
+    assert d.peak_tflops["fp32"] == pytest.approx(expected, rel=0.01)
+
+
+def test_tensor_peaks_keep_the_datasheet_ratios():
+    for d in devices.DEVICES.values():
+        p = d.peak_tflops
+        assert p["bf16"] == p["fp16"]
+        if "fp8" in p:                        # fp8 runs at twice the fp16 rate on every part that has it
+            assert p["fp8"] == pytest.approx(2 * p["fp16"], rel=0.001)
+        if "tf32" in p and d.target not in ("sm_86", "sm_89", "sm_120"):
+            assert p["tf32"] == pytest.approx(p["fp16"] / 2, rel=0.001)   # datacenter parts: tf32 at half fp16
+    assert "fp8" not in devices.get("sm_80").peak_tflops and "fp8" not in devices.get("gfx90a").peak_tflops
+
+
+def test_amd_tables_match_llvm():
+    for name in ("gfx90a", "gfx942", "gfx950"):
+        d = devices.get(name)
+        assert (d.max_waves_per_simd, d.simds_per_cu, d.vgprs_per_simd, d.vgpr_alloc_granule) == (8, 4, 512, 8)
+        assert d.unified_agprs and d.sgpr_limits_waves and d.max_workgroups_per_cu == 16
+    assert devices.get("gfx950").lds_per_cu == 160 * KB and devices.get("gfx942").lds_per_cu == 64 * KB
+    rdna = devices.get("gfx1100")
+    assert (rdna.max_waves_per_simd, rdna.vgprs_per_simd, rdna.vgpr_alloc_granule) == (16, 1536, 24)
+    assert (rdna.lds_per_cu, rdna.lds_per_workgroup, rdna.sgpr_limits_waves) == (128 * KB, 64 * KB, False)
+
+
+def test_with_num_sms_scales_compute_not_memory():
+    h100 = devices.get("sm_90")
+    pcie = devices.with_num_sms(h100, 114)
+    assert pcie.num_sms == 114 and "114 SMs" in pcie.name
+    assert pcie.peak_tflops["fp16"] == pytest.approx(989.4 * 114 / 132, abs=0.05)
+    assert (pcie.mem_bandwidth_gbs, pcie.l2_bytes, pcie.max_warps_per_sm) == \
+        (h100.mem_bandwidth_gbs, h100.l2_bytes, h100.max_warps_per_sm)
+    assert devices.with_num_sms(h100, None) is h100 and devices.with_num_sms(h100, 132) is h100
+    assert "CUs" in devices.with_num_sms(devices.get("gfx942"), 228).name
+
+
+@pytest.mark.parametrize("bad", [0, -3])
+def test_with_num_sms_rejects_nonsense(bad):
+    with pytest.raises(UserError, match="--num-sms"):
+        devices.with_num_sms(devices.get("sm_90"), bad)
+
+
+def test_unknown_target():
+    with pytest.raises(UserError, match="known: sm_80"):
+        devices.get("sm_75")
+    assert devices.get(targets.resolve("sm90")) is devices.get("sm_90")

@@ -1,0 +1,146 @@
+"""Resource usage from the artefact: registers and spills as ptxas itself reports them for the same
+PTX, the reserved shared memory sm_90+ cubins fold into their shared section, AMD's metadata."""
+import inspect
+import re
+import subprocess
+
+import pytest
+
+from playground import compiler, disasm, registry, resources, targets
+
+pytestmark = pytest.mark.compile
+
+
+def ptxas_report(c) -> dict:
+    """Run ptxas -v on the kernel's PTX with the flags Triton's make_cubin uses, and parse its report."""
+    from triton.backends.nvidia import compiler as nv
+    arch = c.target.arch
+    tool = nv.get_ptxas(arch).path if hasattr(nv, "get_ptxas") else disasm.tool("ptxas")
+    flags = ["-lineinfo", "-v"]
+    if "regAllocOptLevel" in inspect.getsource(nv.CUDABackend.make_cubin):
+        flags.append("--regAllocOptLevel=2")
+    gpu = nv.sm_arch_from_capability(arch) if hasattr(nv, "sm_arch_from_capability") else f"sm_{arch}"
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        src = f"{tmp}/k.ptx"
+        with open(src, "w") as f:
+            f.write(c.kernel.asm["ptx"])
+        done = subprocess.run([tool, *flags, f"--gpu-name={gpu}", src, "-o", f"{tmp}/k.cubin"],
+                              capture_output=True, text=True, check=True)
+    log = done.stderr + done.stdout
+
+    def number(pattern):
+        m = re.search(pattern, log)
+        return int(m.group(1)) if m else 0
+    return {"registers": number(r"Used (\d+) registers"), "stores": number(r"(\d+) bytes spill stores"),
+            "loads": number(r"(\d+) bytes spill loads"), "smem": number(r"(\d+) bytes smem"), "log": log}
+
+
+@pytest.fixture(scope="module")
+def spilling():
+    """softmax with one warp for an 8192-wide row: 256 fp32 values a thread, more than the 255 registers."""
+    spec = registry.load("softmax")
+    return {t: compiler.compile_kernel(spec, targets.resolve(t),
+                                       compiler.resolve_config(spec, shape={"M": 64, "N": 8192}, num_warps=1))
+            for t in ("sm_80", "sm_90")}
+
+
+@pytest.mark.parametrize("target", ["sm_80", "sm_90"])
+def test_spill_bytes_match_ptxas(spilling, target):
+    c = spilling[target]
+    r = c.resources
+    expected = ptxas_report(c)
+    assert expected["stores"] > 0 and expected["loads"] > 0, expected["log"]
+    assert (r.spill_store_bytes, r.spill_load_bytes) == (expected["stores"], expected["loads"])
+    assert r.registers == expected["registers"]
+    assert r.spills
+
+
+@pytest.fixture(scope="module")
+def softmax_default():
+    spec = registry.load("softmax")
+    return {t: compiler.compile_kernel(spec, targets.resolve(t), compiler.resolve_config(spec))
+            for t in ("sm_80", "sm_90", "gfx942")}
+
+
+def test_sm90_shared_section_holds_the_reserved_kilobyte(softmax_default):
+    """softmax's only shared memory is Triton's dynamic buffer (16 B for the cross-warp reduction); on sm_90
+    cuobjdump still says SHARED:1024, while ptxas -v reports no shared memory of the kernel's own."""
+    c90, c80 = softmax_default["sm_90"], softmax_default["sm_80"]
+    assert "SHARED:1024 " in disasm.resource_usage_dump(c90.kernel.asm["cubin"])
+    assert "SHARED:0 " in disasm.resource_usage_dump(c80.kernel.asm["cubin"])
+    assert ptxas_report(c90)["smem"] == 0
+    assert (c90.resources.static_shared, c90.resources.reserved_shared) == (0, 1024)
+    assert (c80.resources.static_shared, c80.resources.reserved_shared) == (0, 0)
+    assert c90.resources.shared_total == c90.metadata.shared == 16
+
+
+def test_reserved_region_beside_a_static_array(tmp_path):
+    """A 16-byte __shared__ array: ptxas -v says "16 bytes smem", cuobjdump says 1040 on sm_90a and 16 on
+    sm_80; the 1024 are the reserved region (the cubin refers to .nv.reservedSmem)."""
+    from triton.backends.nvidia import compiler as nv
+    sizes = {}
+    for gpu, tool in (("sm_80", nv.get_ptxas(80).path), ("sm_90a", nv.get_ptxas(90).path)):
+        ptx = tmp_path / f"{gpu}.ptx"
+        ptx.write_text(f""".version 8.0
+.target {gpu}
+.address_size 64
+.shared .align 16 .b8 buf[16];
+.visible .entry k(.param .u64 p)
+{{
+.reg .b32 %r<4>; .reg .b64 %rd<2>;
+ld.param.u64 %rd1, [p];
+mov.u32 %r1, %tid.x;
+mov.u32 %r2, buf;
+st.shared.u32 [%r2], %r1;
+bar.sync 0;
+ld.shared.u32 %r3, [%r2+4];
+st.global.u32 [%rd1], %r3;
+ret;
+}}
+""")
+        cubin = tmp_path / f"{gpu}.cubin"
+        log = subprocess.run([tool, "-v", f"--gpu-name={gpu}", str(ptx), "-o", str(cubin)],
+                             capture_output=True, text=True, check=True).stderr
+        assert "16 bytes smem" in log
+        data = cubin.read_bytes()
+        section = int(re.search(r"SHARED:(\d+)", disasm.resource_usage_dump(data)).group(1))
+        sizes[gpu] = (section, resources.reserved_in_section(data, section))
+    assert sizes == {"sm_80": (16, 0), "sm_90a": (1040, 1024)}
+
+
+def test_registers_match_ptxas(softmax_default):
+    c = softmax_default["sm_80"]
+    assert c.resources.registers == ptxas_report(c)["registers"]
+    assert not c.resources.spills
+
+
+def test_amd_fields_come_from_the_assembly(softmax_default):
+    c = softmax_default["gfx942"]
+    r = c.resources
+    asm = c.kernel.asm["amdgcn"]
+
+    def meta(name):
+        return int(re.search(rf"\.{name}:\s+(\d+)", asm).group(1))
+    assert r.vgprs == meta("vgpr_count") - r.agprs and r.agprs == meta("agpr_count")
+    assert r.sgprs == meta("sgpr_count")
+    assert r.static_shared == meta("group_segment_fixed_size") == 0
+    assert r.dynamic_shared == c.metadata.shared
+    assert r.compiler_occupancy == int(re.search(r"; Occupancy: (\d+)", asm).group(1))
+    assert (r.spill_store_bytes, r.spill_load_bytes) == (0, 0)
+
+
+def test_amd_spills_are_scratch_traffic():
+    """What LLVM emits for spills: flat-scratch accesses (gfx940+, gfx11) or MUBUF ones through the private
+    segment buffer s[0:3]; global buffer ops and SGPR spills to VGPR lanes move no scratch memory."""
+    asm = """
+    scratch_store_b32 off, v3, off offset:828 ; 4-byte Folded Spill
+    scratch_store_dwordx4 off, v[0:3], s33 offset:16
+    scratch_load_b32 v7, off, off offset:828 ; 4-byte Folded Reload
+    buffer_store_dword v1, off, s[0:3], 0 offset:4 ; 4-byte Folded Spill
+    buffer_load_dwordx2 v[4:5], off, s[0:3], 0 offset:8
+    buffer_store_dwordx4 v[0:3], v4, s[44:47], 0 offen
+    v_writelane_b32 v255, s4, 0 ; SGPR spill to VGPR lane
+    """
+    # stores: 4 + 16 + 4; loads: 4 + 8.
+    assert resources.amd_spill_bytes(asm) == (24, 12)
