@@ -1,0 +1,294 @@
+"""The checker itself: tolerances, the comparison, guarded tensors, the interpreter worker, the CLI,
+and proof that it rejects known-wrong kernels (tests/broken_kernels/) with a clear reason.
+"""
+import json
+import re
+from pathlib import Path
+
+import pytest
+import torch
+from click.testing import CliRunner
+
+import cli
+from playground import check, registry, runner, tolerances
+from playground.errors import UserError
+from playground.tolerances import Tolerance
+
+BROKEN = Path(__file__).parent / "broken_kernels"
+ON_CPU = runner.mode() == runner.INTERPRETER
+cpu_only = pytest.mark.skipif(not ON_CPU, reason="checks the interpreter's behaviour; this machine has a GPU")
+
+
+# ---- tolerances ----------------------------------------------------------------------------------------------
+
+def test_atol_scales_with_the_reduction_length():
+    # gemm accumulates over K: fp16's 1e-5 per element, times K=81.
+    assert tolerances.for_output("gemm", "fp16", 81) == Tolerance(atol=pytest.approx(8.1e-4), rtol=1e-3)
+    assert tolerances.for_output("layernorm", "fp32", 1000) == Tolerance(atol=pytest.approx(1e-3), rtol=1e-5)
+    assert tolerances.for_output("vector_add", "bf16") == Tolerance(atol=1e-4, rtol=1.6e-2)
+    assert tolerances.for_output("vector_add", "i32", 10) == Tolerance(atol=0.0, rtol=0.0)
+
+
+def test_overrides_are_few_and_do_not_scale():
+    # softmax's outputs shrink like 1/N, so its atol must not grow with N; flash attention's error is
+    # one rounding of the softmax weights. Adding an override should be a deliberate act.
+    assert set(tolerances.OVERRIDES) == {"softmax", "flash_attention"}
+    assert tolerances.for_output("softmax", "fp16", 4096).atol == 1e-5
+    assert tolerances.for_output("flash_attention", "fp16", 64) == Tolerance(atol=1e-3, rtol=1e-3)
+    assert tolerances.for_output("flash_attention", "bf16", 64) == Tolerance(atol=1.6e-2, rtol=1.6e-2)
+
+
+# ---- the comparison ------------------------------------------------------------------------------------------
+
+TOL = Tolerance(atol=1e-3, rtol=1e-2)
+
+
+def _expected():
+    return torch.arange(1, 21, dtype=torch.float64).reshape(4, 5) / 4
+
+
+def test_identical_outputs_pass():
+    e = _expected()
+    r = check.compare("y", e.float(), e, "fp32", TOL)
+    assert r.ok and r.mismatches == 0 and r.max_abs == 0 and r.worst == 0 and r.total == 20
+    assert r.nan_got == r.inf_got == 0 and r.expected_max == 5.0 and not r.warnings
+
+
+def test_one_wrong_element_is_found_and_located():
+    e = _expected()
+    g = e.clone()
+    g[2, 3] += 0.5                      # e[2, 3] = 3.5: allowed 1e-3 + 1e-2 * 3.5 = 0.036
+    g[1, 1] += 0.02                     # e[1, 1] = 1.75: allowed 0.0185, just under 0.02
+    g[0, 0] += 0.003                    # e[0, 0] = 0.25: allowed 0.0035, so this one passes
+    r = check.compare("y", g, e, "fp64", TOL)
+    assert r.mismatches == 2 and not r.ok
+    assert [(m.index, m.got, m.expected) for m in r.first] == [((1, 1), 1.77, 1.75), ((2, 3), 4.0, 3.5)]
+    assert r.max_abs == pytest.approx(0.5) and r.max_rel == pytest.approx(0.5 / 3.5)
+    assert r.worst == pytest.approx(0.5 / 0.036)
+    assert r.problems == ["2 of 20 elements differ by more than atol + rtol*|expected| (atol=0.001, rtol=0.01)"]
+
+
+def test_error_within_tolerance_passes():
+    e = _expected()
+    r = check.compare("y", e * (1 + 0.009), e, "fp64", TOL)
+    assert r.ok and 0.8 < r.worst < 1
+
+
+def test_nan_never_written_is_told_apart_from_nan_computed():
+    e = _expected()
+    g = e.clone()
+    g[0, 0] = g[3, 4] = float("nan")
+    unwritten = torch.zeros_like(g, dtype=torch.bool)
+    unwritten[3, 4] = True
+    r = check.compare("y", g, e, "fp64", TOL, unwritten)
+    assert r.nan_got == 2 and r.mismatches == 2
+    assert "1 element(s) never written (they still hold the NaN the output was filled with)" in r.problems
+    assert "1 NaN computed where the reference has none" in r.problems
+
+
+def test_inf_is_reported():
+    e = _expected()
+    g = e.clone()
+    g[0, 1] = float("inf")
+    r = check.compare("y", g, e, "fp64", TOL)
+    assert r.inf_got == 1 and "1 Inf in the output where the reference has none" in r.problems
+
+
+def test_zeros_never_pass_even_within_tolerance():
+    # The reference is tiny, so every zero is within atol: only the all-zeros rule catches it.
+    e = _expected() * 1e-5
+    r = check.compare("y", torch.zeros(4, 5), e, "fp32", TOL)
+    assert r.mismatches == 0
+    assert r.problems == ["wrote only zeros; the reference's largest |value| is 5e-05"]
+    assert any("within atol" in w and "writes zeros" in w for w in r.warnings)
+
+
+def test_a_zero_reference_is_no_failure():
+    r = check.compare("y", torch.zeros(3), torch.zeros(3, dtype=torch.float64), "fp16", TOL)
+    assert r.ok and r.warnings == ["the reference's largest |value| (0) is within atol (0.001) of zero: this case "
+                                   "cannot tell a correct kernel from one that writes zeros"]
+
+
+# ---- guarded tensors -----------------------------------------------------------------------------------------
+
+def test_layouts_transposed_and_padded():
+    spec = registry.load("gemm")
+    shape = {"M": 6, "N": 5, "K": 4}
+    plain = runner.allocate(spec, shape, {}, "fp16", seed=3, device="cpu")
+    laid = runner.allocate(spec, shape, {"transpose": "a", "pad": 3}, "fp16", seed=3, device="cpu")
+    a, b, c = (laid[n].view for n in "abc")
+    assert a.shape == (6, 4) and a.stride() == (1, 6 + 3)          # (K, M+pad) storage, seen transposed
+    assert b.stride() == (5 + 3, 1) and c.stride() == (5 + 3, 1)   # rows of wider matrices
+    assert torch.equal(a, plain["a"].view) and torch.equal(b, plain["b"].view)   # same values, any layout
+    assert runner.unwritten(c, "fp16").all() and torch.isnan(c).all()
+
+
+def test_stray_writes_are_reported():
+    spec = registry.load("softmax")
+    buffers = runner.allocate(spec, {"M": 3, "N": 4}, {"pad": 2}, "fp32", seed=0, device="cpu")
+    y, x = buffers["y"], buffers["x"]
+    n = y.covered.numel()
+    y.storage[runner.GUARD + n + 4] = 1.0          # 5 past the end
+    y.storage[runner.GUARD + 4] = 1.0              # row 0's padding: allocation is (3, 6)
+    x.view[1, 1] = 0.0                             # an input changed
+    problems = runner._stray_writes(y, True) + runner._stray_writes(x, False)
+    assert problems == ["wrote 1 element(s) past the end of 'y', the farthest 5 past it",
+                        "wrote 1 element(s) into the row padding of 'y'",
+                        "changed 1 element(s) of its input 'x'"]
+
+
+def test_inputs_are_seeded():
+    spec = registry.load("vector_add")
+    one = runner.allocate(spec, {"N": 50}, {}, "fp32", seed=1, device="cpu")["x"].view
+    same = runner.allocate(spec, {"N": 50}, {}, "fp32", seed=1, device="cpu")["x"].view
+    other = runner.allocate(spec, {"N": 50}, {}, "fp32", seed=2, device="cpu")["x"].view
+    assert torch.equal(one, same) and not torch.equal(one, other)
+
+
+# ---- known-wrong kernels -------------------------------------------------------------------------------------
+
+def _broken(name):
+    return registry.load(str(BROKEN / f"{name}.py"))
+
+
+@pytest.mark.parametrize("name,reason", [
+    ("off_by_one_mask", r"^wrote 1 element\(s\) past the end of 'out', the farthest 1 past it$"),
+    ("missing_last_rows", r"^c: 680 element\(s\) never written"),       # rows 32..48 of 49, 40 columns
+    ("wrong_accumulator", r"^c: \d+ of 1024 elements differ by more than atol"),
+    ("writes_zeros", r"^c: wrote only zeros; the reference's largest \|value\| is"),
+])
+def test_check_rejects_known_wrong_kernels(name, reason):
+    spec = _broken(name)
+    result = check.check_case(spec, spec.cases[0], spec.dtype)
+    assert result.status == "fail", result.summary()
+    assert any(re.search(reason, r) for r in result.reasons()), result.reasons()
+
+
+def test_fp16_accumulation_fails_on_most_elements():
+    # Not a borderline catch: a K=2048 fp16 accumulator is off on about a third of C, by up to ~7x the tolerance.
+    spec = _broken("wrong_accumulator")
+    out = check.check_case(spec, spec.cases[0], "fp16").outputs[0]
+    assert out.mismatches > 200 and out.worst > 3
+
+
+def test_a_crash_points_at_the_kernel_line():
+    spec = _broken("crashes")
+    line = next(i for i, text in enumerate((BROKEN / "crashes.py").read_text().splitlines(), 1) if "# BUG" in text)
+    result = check.check_case(spec, spec.cases[0], "fp32")
+    assert result.status == "error" and not result.ok
+    assert result.problems == [f"tests/broken_kernels/crashes.py:{line}: ValueError: Cannot make_shape_compatible: "
+                               f"incompatible dimensions at index 0: 64 and 128"]
+    assert "Traceback" in result.traceback
+
+
+# ---- where kernels run ---------------------------------------------------------------------------------------
+
+@cpu_only
+def test_interpreter_mode_is_reported_and_kernels_stay_compilable_here():
+    result = check.check_case(registry.load("vector_add"), {"N": 100}, "fp32")
+    assert result.status == "pass" and result.mode == "interpreter (CPU)"
+    # This process imported triton normally: its kernels are still JIT functions, ready to compile.
+    assert type(registry.load("vector_add").kernel).__name__ == "JITFunction" or runner.interpreting_here()
+
+
+@cpu_only
+@pytest.mark.skipif(runner.interpreting_here(), reason="would crash this very process")
+def test_a_dying_worker_is_reported_and_replaced():
+    with pytest.raises(runner.WorkerDied, match=r"died \(signal SIGSEGV\): the kernel likely read or wrote memory"):
+        runner.call("ctypes:string_at", runner.INTERPRETER, ptr=0)
+    assert check.check_case(registry.load("vector_add"), {"N": 10}, "fp32").status == "pass"
+
+
+@cpu_only
+def test_bf16_is_skipped_in_the_interpreter_and_refused_when_asked_for():
+    spec = registry.load("gemm")
+    result = check.check_case(spec, {"M": 16, "N": 16, "K": 16}, "bf16")
+    assert result.status == "skip" and "triton-lang/triton#11584" in result.problems[0]
+    with pytest.raises(UserError, match="bf16 cannot be checked in Triton's interpreter"):
+        check.check_case(spec, {"M": 16, "N": 16, "K": 16}, "bf16", explicit_dtype=True)
+
+
+def test_bad_shapes_are_user_errors():
+    with pytest.raises(UserError, match="--shape Q: softmax has dimensions M, N"):
+        check.check_case(registry.load("softmax"), {"Q": 3}, "fp32")
+    with pytest.raises(UserError, match="--dtype fp64: vector_add supports fp32, fp16, bf16"):
+        check.check_case(registry.load("vector_add"), {"N": 3}, "fp64")
+
+
+# ---- the CLI -------------------------------------------------------------------------------------------------
+
+def _cli(*args):
+    return CliRunner().invoke(cli.main, list(args))
+
+
+def test_check_help():
+    r = _cli("check", "--help")
+    assert r.exit_code == 0
+    assert "playground check softmax --shape M=1823,N=781 --dtype fp16" in r.output and "--interpreter" in r.output
+
+
+@cpu_only
+def test_check_passes_and_says_where_it_ran():
+    r = _cli("check", "vector_add", "--quick", "--dtype", "fp16")
+    assert r.exit_code == 0, r.output
+    assert "on interpreter (CPU), seed 0" in r.output and "3 passed" in r.output and "N=1041" in r.output
+
+
+def test_check_one_shape():
+    r = _cli("check", "softmax", "--shape", "M=40,N=781", "--dtype", "fp16")
+    assert r.exit_code == 0, r.output
+    assert re.search(r"M=40, N=781 .* fp16 .* 0/31240 .* PASS", r.output) and "1 passed" in r.output
+
+
+def test_check_a_users_file(tmp_path):
+    mine = tmp_path / "my_kernels.py"
+    mine.write_text((BROKEN / "off_by_one_mask.py").read_text()
+                    .replace("offsets <= n_elements", "offsets < n_elements").replace('"off_by_one_mask"', '"my_add"'))
+    r = _cli("check", f"{mine}:my_add")
+    assert r.exit_code == 0, r.output
+    assert "1 passed" in r.output
+
+
+def test_check_failure_exits_1_with_the_reason():
+    r = _cli("check", str(BROKEN / "writes_zeros.py"))
+    assert r.exit_code == 1
+    assert "FAIL writes_zeros [M=40, N=24, K=48] fp16" in r.output and "c: wrote only zeros" in r.output
+    assert re.search(r"c\[0, 1\]: got 0, expected 5\.70\d+", r.output) and "1 failed" in r.output
+
+
+def test_check_crash_exits_1_with_file_line_and_no_traceback():
+    r = _cli("check", str(BROKEN / "crashes.py"))
+    assert r.exit_code == 1
+    assert "tests/broken_kernels/crashes.py:16: ValueError" in r.output and "Traceback" not in r.output
+    assert "Traceback" in _cli("--debug", "check", str(BROKEN / "crashes.py")).output
+
+
+def test_check_json():
+    r = _cli("check", str(BROKEN / "off_by_one_mask.py"), "--json")
+    assert r.exit_code == 1
+    report = json.loads(r.output)
+    assert report["ok"] is False and report["counts"] == {"fail": 1}
+    (case,) = report["results"]
+    assert case["status"] == "fail" and case["outputs"][0]["mismatches"] == 0
+    assert case["problems"] == ["wrote 1 element(s) past the end of 'out', the farthest 1 past it"]
+
+
+@pytest.mark.parametrize("args,message", [
+    ((), "error: name one kernel (see `playground list`) or pass --all\n"),
+    (("gemm", "--all"), "error: name one kernel (see `playground list`) or pass --all, not both\n"),
+    (("flash_attention", "--shape", "D=48"), "error: flash_attention: head dimension D=48 is not supported: "
+                                             "D must be one of 16, 32, 64, 128 (tl.arange needs a power of two, "
+                                             "tl.dot at least 16)\n"),
+    (("softmax", "--dtype", "fp64"), "error: --dtype fp64: softmax supports fp32, fp16, bf16\n"),
+    (("nosuch",), "error: unknown kernel 'nosuch'"),
+])
+def test_check_bad_input_exits_2_with_one_line(args, message):
+    r = _cli("check", *args)
+    assert r.exit_code == 2
+    assert r.output.startswith(message) and r.output.count("\n") == 1
+
+
+@cpu_only
+def test_check_bf16_on_the_interpreter_exits_2():
+    r = _cli("check", "gemm", "--dtype", "bf16")
+    assert r.exit_code == 2 and r.output.startswith("error: bf16 cannot be checked in Triton's interpreter")
