@@ -420,9 +420,10 @@ def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps
     """
     from playground import check as correctness
     from playground import params
-    report = correctness.run_check(kernel, all_kernels, quick, params.parse_assignments(shape, "--shape"), dtype,
-                                   params.parse_assignments(meta, "--meta"), num_warps, num_stages, seed,
-                                   interpreter)
+    with _progress(not as_json, "checking") as tick:
+        report = correctness.run_check(kernel, all_kernels, quick, params.parse_assignments(shape, "--shape"),
+                                       dtype, params.parse_assignments(meta, "--meta"), num_warps, num_stages, seed,
+                                       interpreter, progress=tick)
     if as_json:
         import json
         click.echo(json.dumps(report.to_dict(), indent=2, default=str))

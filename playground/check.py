@@ -216,7 +216,7 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
     """Where kernels run: launch once, compare each output. Crashes become an "error" result."""
     from .registry import load
     spec = load(ref)
-    sizes, layout = runner.split_case(case)
+    _, layout = runner.split_case(case)
     common = dict(kernel=spec.name, case=case, dtype=config.dtype, mode=mode_label, config=config.describe())
     device = "cuda" if run_mode == runner.CUDA else "cpu"
     try:
@@ -251,8 +251,11 @@ def cases_for(spec: KernelSpec, quick: bool = False) -> list[dict]:
 
 def run_check(kernel: str | None = None, all_kernels: bool = False, quick: bool = False, shape: dict | None = None,
               dtype: str | None = None, meta: dict | None = None, num_warps: int | None = None,
-              num_stages: int | None = None, seed: int = 0, interpreter: bool = False) -> Report:
-    """What `playground check` does: pick the kernels, cases and dtypes, check each, collect a report."""
+              num_stages: int | None = None, seed: int = 0, interpreter: bool = False, progress=None) -> Report:
+    """What `playground check` does: pick the kernels, cases and dtypes, check each, collect a report.
+
+    `progress(done, total, result)`, if given, is called after each case.
+    """
     from . import registry
     if all_kernels == bool(kernel):
         raise UserError("name one kernel (see `playground list`) or pass --all, not both" if kernel
@@ -272,8 +275,12 @@ def run_check(kernel: str | None = None, all_kernels: bool = False, quick: bool 
                 plan.append((spec, case, dt))
     if not plan:
         raise UserError(f"no kernel supports --dtype {dtype}")
-    results = [check_case(spec, case, dt, meta, num_warps, num_stages, seed, interpreter,
-                          explicit_dtype=dtype is not None) for spec, case, dt in plan]
+    results = []
+    for spec, case, dt in plan:
+        results.append(check_case(spec, case, dt, meta, num_warps, num_stages, seed, interpreter,
+                                  explicit_dtype=dtype is not None))
+        if progress:
+            progress(len(results), len(plan), results[-1])
     mode = results[0].mode if results else runner.describe(runner.mode(interpreter))
     return Report(mode=mode, results=results, seed=seed)
 
@@ -303,7 +310,7 @@ def render(report: Report, debug: bool = False, console=None) -> None:
     table.add_column("dtype", no_wrap=True)
     if multi_out:
         table.add_column("output", no_wrap=True)
-    for title in ("max abs err", "max rel err", "worst err/tol", "mismatches", "atol, rtol"):
+    for title in ("max abs err", "max rel err", "worst err/tol", "mismatches", "NaN/Inf", "atol, rtol"):
         table.add_column(title, justify="right", no_wrap=True)
     table.add_column("result", no_wrap=True)
     for r in shown:
@@ -313,10 +320,10 @@ def render(report: Report, debug: bool = False, console=None) -> None:
             if multi_out:
                 cells.append(o.name if o else "")
             if o is None:
-                cells += ["", "", "", "", ""]
+                cells += ["", "", "", "", "", ""]
             else:
                 cells += [_num(o.max_abs), _num(o.max_rel), _ratio(o.worst), f"{o.mismatches}/{o.total}",
-                          f"{o.atol:.2g}, {o.rtol:.2g}"]
+                          _specials(o), f"{o.atol:.2g}, {o.rtol:.2g}"]
             status = r.status if o is None or i == 0 else ("pass" if o.ok and not r.problems else "fail")
             cells.append(Text(status.upper(), style=_STYLE[status]))
             table.add_row(*cells)
@@ -354,6 +361,14 @@ def _num(x) -> str:
     if x == 0:
         return "0"
     return f"{x:.2e}" if (abs(x) < 1e-3 or abs(x) >= 1e4) and math.isfinite(x) else f"{x:.4g}"
+
+
+def _specials(o: OutputCheck) -> str:
+    """NaN and Inf counts in the output and in the reference: 'none', or e.g. 'got 3 NaN; ref 1 Inf'."""
+    def part(nan, inf):
+        return " ".join(f"{n} {w}" for n, w in ((nan, "NaN"), (inf, "Inf")) if n)
+    got, ref = part(o.nan_got, o.inf_got), part(o.nan_expected, o.inf_expected)
+    return "; ".join(f"{who} {what}" for who, what in (("got", got), ("ref", ref)) if what) or "none"
 
 
 def _ratio(x) -> str:

@@ -110,6 +110,11 @@ class WorkerDied(KernelFailure):
     pass
 
 
+class _RemoteTraceback(Exception):
+    def __str__(self):
+        return "\n" + self.args[0]
+
+
 class _Worker:
     """One child process in interpret mode; requests and answers are pickles over its stdin/stdout."""
 
@@ -134,9 +139,8 @@ class _Worker:
             return payload
         if isinstance(payload, (UserError, KernelFailure)):
             raise payload
-        error = KernelFailure(payload)
-        error.remote_traceback = remote_tb
-        raise error
+        # As concurrent.futures does: the worker's traceback, as text, is the cause --debug shows.
+        raise KernelFailure(payload) from _RemoteTraceback(remote_tb)
 
     def close(self):
         if self.alive():

@@ -6,8 +6,9 @@ import re
 from pathlib import Path
 
 import pytest
-import torch
 from click.testing import CliRunner
+
+torch = pytest.importorskip("torch")   # all of this runs kernels (the compile-only CI venv has no torch)
 
 import cli
 from playground import check, registry, runner, tolerances
@@ -292,3 +293,17 @@ def test_check_bad_input_exits_2_with_one_line(args, message):
 def test_check_bf16_on_the_interpreter_exits_2():
     r = _cli("check", "gemm", "--dtype", "bf16")
     assert r.exit_code == 2 and r.output.startswith("error: bf16 cannot be checked in Triton's interpreter")
+
+
+@cpu_only
+def test_an_error_in_the_worker_carries_its_traceback():
+    from playground.errors import KernelFailure
+    with pytest.raises(KernelFailure, match=r"^JSONDecodeError: ") as info:
+        runner.call("json:loads", runner.INTERPRETER, s="{")
+    assert "json/decoder.py" in str(info.value.__cause__)
+
+
+def test_progress_is_reported_per_case():
+    seen = []
+    report = check.run_check("vector_add", shape={"N": 8}, dtype="fp32", progress=lambda *a: seen.append(a[:2]))
+    assert report.ok and seen == [(1, 1)]

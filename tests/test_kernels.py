@@ -31,6 +31,7 @@ def test_kernel_matches_reference(name, case, dtype):
     assert result.outputs and all(o.total > 0 and o.worst is not None and o.worst <= 1 for o in result.outputs)
 
 
+@pytest.mark.compile
 def test_every_kernel_has_reference_cases_and_counts():
     for spec in SPECS:
         assert spec.reference is not None and spec.quick_cases and spec.cases, spec.name
@@ -60,6 +61,7 @@ def test_cases_cover_awkward_sizes():
 SHARED_LIMIT = {"sm_80": 99 * 1024, "sm_90": 227 * 1024, "sm_100": 227 * 1024, "gfx942": 64 * 1024}
 
 
+@pytest.mark.compile
 @pytest.mark.parametrize("target", list(SHARED_LIMIT))
 @pytest.mark.parametrize("name", ["layernorm", "flash_attention", "transpose"])
 def test_new_kernels_compile(name, target):
@@ -69,6 +71,7 @@ def test_new_kernels_compile(name, target):
     assert c.stage("amdgcn" if target.startswith("gfx") else "ptx")
 
 
+@pytest.mark.compile
 def test_transpose_coalesced_goes_through_shared_memory_and_naive_does_not():
     # What the memory tutorial says: tl.trans makes the compiler stage the tile in shared memory (a
     # 64x64 fp32 tile is 16 KB); the naive copy uses none.
