@@ -300,24 +300,30 @@ class Link:
 
 
 def _prose_lines(text: str):
-    """(1-based number, line) for each line outside fenced blocks, with ``double-backtick`` spans blanked."""
+    """(1-based number, line, masked) for each line outside fenced blocks.
+
+    In `masked`, inline code is blanked (same length), so `kernel[grid](...)` in backticks is
+    not taken for a link; the text of a link written [`like this`](...) is blanked too, and
+    read back from the line itself.
+    """
     fenced = False
     for n, line in enumerate(text.splitlines(), 1):
         if line.startswith("```"):
             fenced = not fenced
             continue
         if not fenced:
-            yield n, re.sub(r"``.*?``", lambda m: " " * len(m.group(0)), line)
+            masked = re.sub(r"``.*?``|`[^`]*`", lambda m: " " * len(m.group(0)), line)
+            yield n, line, masked
 
 
 def links(path: Path) -> list[Link]:
     found = []
-    for n, text in _prose_lines(path.read_text()):
-        for m in _ANY_LINK.finditer(text):
-            target = m.group(1)
+    for n, line, masked in _prose_lines(path.read_text()):
+        for m in _ANY_LINK.finditer(masked):
+            target = line[m.start(1):m.end(1)]
             if re.match(r"^[a-z]+:", target) or target.startswith("#"):
                 continue
-            code = _CODE_LINK.match(m.group(0))
+            code = _CODE_LINK.match(line[m.start():m.end()])
             anchor = re.search(r"#L(\d+)(?:-L(\d+))?$", target)
             first = int(anchor.group(1)) if anchor else None
             last = int(anchor.group(2) or anchor.group(1)) if anchor else None
@@ -365,9 +371,9 @@ def fix_anchors(path: Path) -> list[str]:
         return f"[`{quote}`]({target}{span})"
 
     lines = text.splitlines()
-    for n, prose in _prose_lines(text):
-        if _CODE_LINK.search(prose):
-            lines[n - 1] = _CODE_LINK.sub(move, lines[n - 1])
+    for n, line, masked in _prose_lines(text):
+        if _ANY_LINK.search(masked) and _CODE_LINK.search(line):
+            lines[n - 1] = _CODE_LINK.sub(move, line)
     new_text = "\n".join(lines) + "\n"
     if new_text != text:
         path.write_text(new_text)
