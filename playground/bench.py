@@ -265,9 +265,6 @@ def run(kernel: str, target: str = "native", meta: dict | None = None, num_warps
         for value in values:
             point_shape = {**base, dim: value} if dim else base
             cfg = compiler.resolve_config(spec, meta, num_warps, num_stages, point_shape, dtype)
-            why = spec.constraints(cfg.shape, cfg.dtype, cfg.meta) if spec.constraints else None
-            if why:
-                raise UserError(f"{spec.name}: {why}")
             if reason:
                 from . import roofline
                 points.append(roofline.model(compiler.compile_kernel(spec, tgt, cfg), device))

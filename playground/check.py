@@ -192,11 +192,7 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
     from .compiler import resolve_config
     sizes, layout = runner.split_case(case)
     merged_meta = {**layout.get("meta", {}), **(meta or {})}
-    config = resolve_config(spec, merged_meta, num_warps, num_stages, sizes, dtype)
-    if spec.constraints is not None:
-        why = spec.constraints(config.shape, config.dtype, config.meta)
-        if why:
-            raise UserError(f"{spec.name}: {why}")
+    config = resolve_config(spec, merged_meta, num_warps, num_stages, sizes, dtype)   # checks spec.constraints
     run_mode = runner.mode(force_interpreter=interpreter)
     mode_label = runner.describe(run_mode)
     common = dict(kernel=spec.name, case=case, dtype=config.dtype, mode=mode_label, config=config.describe())

@@ -112,7 +112,11 @@ def resolve_config(spec: KernelSpec, meta: dict | None = None, num_warps: int | 
     merged.update(params.check_meta(spec, meta or {}))
     warps = params.check_num_warps(num_warps if num_warps is not None else warps)
     stages = params.check_num_stages(num_stages if num_stages is not None else stages)
-    return Config(meta=merged, num_warps=warps, num_stages=stages, shape=shape, dtype=dtype)
+    config = Config(meta=merged, num_warps=warps, num_stages=stages, shape=shape, dtype=dtype)
+    why = spec.constraints(shape, dtype, merged) if spec.constraints else None
+    if why:   # the kernel's own limits (a head dimension it cannot tile, say): one line, before any work
+        raise UserError(f"{spec.name}: {why}")
+    return config
 
 
 def stand_in_args(spec: KernelSpec, config: Config) -> tuple:

@@ -145,7 +145,6 @@ def _nvidia(d, threads: int, regs: int, smem: int) -> Occupancy:
     reasons = []
     # Registers (cudaOccMaxBlocksPerSMRegsLimit).
     per_warp = _round_up(regs * d.warp_size, d.reg_alloc_unit)
-    per_block = per_warp * warps                                        # the software check
     assumed = per_warp * _round_up(warps, d.warp_alloc_granularity)     # the hardware check
     if regs > d.max_regs_per_thread:
         by_regs = 0

@@ -237,7 +237,6 @@ class Buffer:
 
 def allocate(spec: KernelSpec, shape: dict, layout: dict, dtype: str, seed: int, device: str) -> dict:
     """Every tensor of the spec at `shape`: inputs seeded and filled, outputs full of sentinels."""
-    import torch
     transposed = set(_names(layout.get("transpose", [])))
     for name in transposed:
         if name not in spec.tensors or len(spec.tensors[name].shape) != 2:
