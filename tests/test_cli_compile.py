@@ -120,6 +120,7 @@ def test_out_refuses_a_foreign_file(tmp_path):
     (["compile", "vector_add", "--show", "cubin"], 2, "binary"),
     (["compile", "tests/data/missing.py"], 2, "no such kernel file"),
     (["compile", "tests/data/my_kernels.py:scal"], 2, "did you mean 'scale'"),
+    (["compile", "flash_attention", "--shape", "D=48"], 2, "head dimension D=48 is not supported"),
     (["compile", "tests/data/broken_compile.py"], 1, "tests/data/broken_compile.py:11: x = tl.load(x_ptr + offs * 0.5)"),
 ])
 def test_errors_are_one_line(args, code, message):
