@@ -13,8 +13,15 @@ SPECS = registry.load_all()
 
 
 def awkward_shapes(spec):
-    """The default shape with 17 added to every size (a multiple of no block), and the kernel's quick cases."""
-    shapes = [{d: v + 17 for d, v in spec.default_shape.items()}]
+    """The default shape with 17 added to every size the kernel allows to vary freely (a multiple of
+    no block), and the kernel's quick cases. A size the kernel constrains (flash attention's head
+    dimension) keeps its default."""
+    grown = dict(spec.default_shape)
+    for d, v in spec.default_shape.items():
+        trial = {**grown, d: v + 17}
+        if not (spec.constraints and spec.constraints(trial, spec.dtype, spec.meta)):
+            grown = trial
+    shapes = [grown]
     for case in spec.quick_cases:
         shapes.append(({d: v for d, v in case.items() if d in spec.default_shape}, case.get("meta") or {}))
     return [(s, {}) if isinstance(s, dict) else s for s in shapes]
