@@ -125,7 +125,8 @@ def figures(c, num_sms: int | None = None) -> dict:
            "meta": dict(c.config.meta), "hash": c.hash, "cache_hit": c.cache_hit,
            "compile_seconds": round(c.compile_seconds, 4)}
     out |= _occupancy(c, num_sms)
-    out |= _model(c, num_sms)
+    # A kernel that cannot launch has no running time to model.
+    out |= _model(c, num_sms) if out["launchable"] is not False else {"modelled_seconds": None, "bound": None}
     return out
 
 

@@ -117,7 +117,7 @@ def test_a_config_that_cannot_launch_is_flagged_with_its_reason():
     assert five["shared_bytes"] > 227 * 1024
     assert five["launchable"] is False and five["active_blocks_per_sm"] == 0
     assert "shared memory" in five["reason"] and "cannot launch" in five["flags"]
-    assert five["rank"] is None
+    assert five["rank"] is None and five["modelled_seconds"] is None
     assert two["launchable"] is True and two["rank"] == 1
     text = sweep.format_text(result)
     assert "CANNOT LAUNCH: " + five["reason"] in text
