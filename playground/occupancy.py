@@ -414,7 +414,7 @@ def describe(occ: Occupancy) -> list[str]:
     sm, block, warp = unit_names(d)
     where = f"on {occ.device} ({occ.num_sms} {sm}s)"
     if not occ.launchable:
-        lines = [f"launch      CANNOT LAUNCH {where}: {occ.reason}"]
+        lines = [f"occupancy   CANNOT LAUNCH {where}: {occ.reason}"]
     else:
         limited = ", ".join(LIMITER_WORDS[d.is_nvidia][k] for k in occ.limiter)
         plural = "s" if occ.active_blocks_per_sm != 1 else ""

@@ -276,7 +276,7 @@ def test_compile_header_says_it_cannot_launch():
     result = CliRunner().invoke(main, ["compile", "gemm", "--target", "sm_89", "--meta",
                                        "BLOCK_SIZE_M=256,BLOCK_SIZE_N=256", "--show", "ttir"])
     assert result.exit_code == 0
-    assert "// launch      CANNOT LAUNCH on GeForce RTX 4090 (128 SMs): needs 128 KB of shared memory per " \
+    assert "// occupancy   CANNOT LAUNCH on GeForce RTX 4090 (128 SMs): needs 128 KB of shared memory per " \
            "block; sm_89 allows 99 KB (29 KB over)" in result.output
 
 
