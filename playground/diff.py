@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from .errors import UserError
+from .units import kib, pct
 
 # Keys a variant may set besides meta-parameters and problem dimensions.
 VARIANT_KEYS = ("kernel", "target", "num_warps", "num_stages", "dtype")
@@ -246,7 +247,6 @@ _BYTES = ("shared memory", "spill stores", "spill loads")
 
 
 def show(name: str, value) -> str:
-    from .render import kib
     if value is None:
         return "-"
     if isinstance(value, bool):
@@ -256,11 +256,6 @@ def show(name: str, value) -> str:
     if name == "occupancy":
         return pct(value)
     return str(value)
-
-
-def pct(x: float) -> str:
-    """0.125 -> '12.5%', 0.25 -> '25%'."""
-    return f"{x * 100:.1f}".rstrip("0").rstrip(".") + "%"
 
 
 def delta_line(cmp: Comparison) -> str:

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from .units import kib, kib_exact, pct
 from .errors import UserError
 from .spec import cdiv
 
@@ -167,8 +168,8 @@ def _nvidia(d, threads: int, regs: int, smem: int) -> Occupancy:
     allocated = _round_up(smem + d.shared_reserved_per_block, d.shared_alloc_unit)
     if allocated > d.shared_per_block_optin + d.shared_reserved_per_block:
         by_smem = 0
-        reasons.append(f"needs {kb(smem)} of shared memory per block; {d.target} allows {kb(d.shared_per_block_optin)} "
-                       f"({kb(smem - d.shared_per_block_optin)} over)")
+        reasons.append(f"needs {kib(smem)} of shared memory per block; {d.target} allows {kib(d.shared_per_block_optin)} "
+                       f"({kib(smem - d.shared_per_block_optin)} over)")
     else:
         by_smem = d.shared_per_sm // allocated
     by = {"warps": d.max_warps_per_sm // warps, "registers": by_regs, "shared_memory": by_smem,
@@ -203,8 +204,8 @@ def _amd(d, threads: int, vgprs: int, lds: int, sgprs: int | None) -> Occupancy:
     allocated = _round_up(lds, d.lds_alloc_unit)
     if lds > d.lds_per_workgroup:
         by_lds = 0
-        reasons.append(f"needs {kb(lds)} of LDS per workgroup; {d.target} allows {kb(d.lds_per_workgroup)} "
-                       f"({kb(lds - d.lds_per_workgroup)} over)")
+        reasons.append(f"needs {kib(lds)} of LDS per workgroup; {d.target} allows {kib(d.lds_per_workgroup)} "
+                       f"({kib(lds - d.lds_per_workgroup)} over)")
     else:
         by_lds = d.lds_per_cu // allocated if allocated else None
     # Single-wave workgroups use no barrier, so only wave slots bound them (LLVM getMaxWorkGroupsPerCU).
@@ -219,22 +220,6 @@ def _amd(d, threads: int, vgprs: int, lds: int, sgprs: int | None) -> Occupancy:
 
 def _round_up(n: int, unit: int) -> int:
     return cdiv(n, unit) * unit if unit else n
-
-
-def kb(n: int) -> str:
-    """Bytes as KB (1024): under 1 KB in bytes, whole KB plainly, anything else to a tenth (the JSON has the bytes)."""
-    if n < 1024:
-        return f"{n} B"
-    return f"{n // 1024} KB" if n % 1024 == 0 else f"{n / 1024:.1f} KB"
-
-
-def kb_exact(n: int) -> str:
-    """Bytes as KB, with the byte count beside it when it is not a whole KB: for thresholds."""
-    return kb(n) if n % 1024 == 0 else f"{kb(n)} ({n} B)"
-
-
-def pct(x: float) -> str:
-    return f"{x * 100:.1f}".rstrip("0").rstrip(".") + "%"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,7 +263,7 @@ def _amd_notes(occ: Occupancy, r) -> list[str]:
         notes = [f"registers alone allow {occ.register_waves_per_simd} waves per SIMD by the LLVM formula; "
                  f"the compiler's `; Occupancy:` says {comment}"]
     if r.dynamic_shared:
-        notes.append(f"that comment does not see Triton's {kb(r.dynamic_shared)} of dynamic LDS "
+        notes.append(f"that comment does not see Triton's {kib(r.dynamic_shared)} of dynamic LDS "
                      f"(metadata.shared, passed at launch); the LDS limit here does")
     return notes
 
@@ -308,7 +293,7 @@ def hints(occ: Occupancy) -> list[str]:
         smem = _smem_for(d, target)
         if smem < 0:
             return []
-        changes.append(f"≤ {kb_exact(smem)} of {'shared memory' if d.is_nvidia else 'LDS'}")
+        changes.append(f"≤ {kib_exact(smem)} of {'shared memory' if d.is_nvidia else 'LDS'}")
     if not changes:
         return []
     new = compute(d, occ.threads, regs, smem, sgprs=occ.sgprs)
@@ -371,7 +356,7 @@ def _recompiled(compiled, base: Occupancy, label: str, cfg, num_sms) -> str | No
     except Exception:       # a config the compiler rejects is no hint
         return None
     mem = "shared memory" if compiled.target.is_nvidia else "LDS"
-    change = (f"with {label}: {mem} {kb(base.shared_memory)} → {kb(other.shared_memory)}, registers "
+    change = (f"with {label}: {mem} {kib(base.shared_memory)} → {kib(other.shared_memory)}, registers "
               f"{base.registers} → {other.registers}: ")
     if other.active_blocks_per_sm <= base.active_blocks_per_sm:
         limited = ", ".join(LIMITER_WORDS[other.device_table.is_nvidia][k] for k in other.limiter)
@@ -478,8 +463,8 @@ def table_lines(occ: Occupancy) -> list[str]:
             ("warps", f"{occ.warps_per_block} warps", f"{d.max_warps_per_sm} warps"),
             ("registers", f"{occ.registers}/thread -> {per_warp}/warp x {occ.warps_per_block}",
              f"{d.regs_per_sm} ({d.warp_alloc_granularity} x {d.regs_per_sm // d.warp_alloc_granularity})"),
-            ("shared_memory", f"{kb(occ.shared_memory)} + {kb(d.shared_reserved_per_block)} reserved -> "
-                              f"{kb(occ.shared_allocated)}", f"{kb(d.shared_per_sm)}"),
+            ("shared_memory", f"{kib(occ.shared_memory)} + {kib(d.shared_reserved_per_block)} reserved -> "
+                              f"{kib(occ.shared_allocated)}", f"{kib(d.shared_per_sm)}"),
             ("blocks", f"1 {block}", f"{d.max_blocks_per_sm} {block}s"),
         ]
     else:
@@ -489,7 +474,7 @@ def table_lines(occ: Occupancy) -> list[str]:
             ("warps", f"{occ.warps_per_block} waves", f"{d.max_waves_per_simd} per SIMD x {d.simds_per_cu}"),
             ("registers", f"{occ.registers} VGPRs -> {vgprs}{sgprs}",
              f"{d.vgprs_per_simd} VGPRs/SIMD: {occ.register_waves_per_simd} waves/SIMD"),
-            ("shared_memory", f"{kb(occ.shared_memory)} -> {kb(occ.shared_allocated)}", f"{kb(d.lds_per_cu)}"),
+            ("shared_memory", f"{kib(occ.shared_memory)} -> {kib(occ.shared_allocated)}", f"{kib(d.lds_per_cu)}"),
             ("blocks", f"1 {block} of {occ.warps_per_block} waves",
              f"{d.max_workgroups_per_cu} {block}s" if occ.warps_per_block > 1 else "wave slots only"),
         ]
@@ -512,10 +497,10 @@ def report_lines(occ: Occupancy, compiled=None) -> list[str]:
                      f"num_stages={cfg.num_stages}{', ' + meta if meta else ''}")
         spills = f"{r.spill_store_bytes} B spill stores, {r.spill_load_bytes} B spill loads" if r.spills else "no spills"
         lines.append(f"resources   {occ.registers} {'registers per thread' if compiled.target.is_nvidia else 'VGPRs'}; "
-                     f"{kb(r.shared_total)} {'shared memory' if compiled.target.is_nvidia else 'LDS'} per block "
-                     f"({kb(r.static_shared)} static + {kb(r.dynamic_shared)} dynamic); {spills}")
+                     f"{kib(r.shared_total)} {'shared memory' if compiled.target.is_nvidia else 'LDS'} per block "
+                     f"({kib(r.static_shared)} static + {kib(r.dynamic_shared)} dynamic); {spills}")
     else:
         lines.append(f"{occ.target} ({occ.device}): {occ.threads} threads, {occ.registers} "
-                     f"{'registers' if occ.device_table.is_nvidia else 'VGPRs'}, {kb(occ.shared_memory)} "
+                     f"{'registers' if occ.device_table.is_nvidia else 'VGPRs'}, {kib(occ.shared_memory)} "
                      f"{'shared memory' if occ.device_table.is_nvidia else 'LDS'} per block")
     return lines + [""] + table_lines(occ) + [""] + describe(occ)

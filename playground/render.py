@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .compiler import BINARY_STAGES, STAGE_FILES, Compiled
 from .errors import UserError
+from .units import kib
 
 
 def use_color(no_color: bool = False, stream=None) -> bool:
@@ -27,10 +28,6 @@ def highlight(text: str, stage: str, color: bool) -> str:
     from .lexers import lexer_for
     lexer = lexer_for(stage)
     return pyg_highlight(text, lexer, TerminalFormatter()) if lexer else text
-
-
-def kib(n: int) -> str:
-    return f"{n} B" if n < 1024 else f"{n / 1024:g} KB"
 
 
 def header_lines(c: Compiled, stage: str | None = None) -> list[str]:

@@ -9,10 +9,13 @@ Nothing here is measured. The formulas, and where they come from:
   As a time: t = max(FLOPs / peak, bytes / bandwidth).
 - Wave quantisation (NVIDIA Deep Learning Performance Guide, "Matrix Multiplication Background",
   section "Wave Quantization"): the GPU runs a grid in waves of (SMs x CTAs resident per SM); a
-  wave that is partly empty takes as long as a full one. So the machine is busy only
+  wave that is partly empty takes as long as a full one. For a compute-bound kernel each CTA
+  slot is a share of the tensor or FMA units, so the machine is busy only
   CTAs / (waves x CTAs per wave) of the time, and the modelled time is the roofline time divided by
-  that fill. The model assumes every CTA does the same work and that a partly filled wave leaves
-  the idle SM slots' share of both compute and bandwidth unused.
+  that fill. For a memory-bound kernel DRAM is one pool for the whole chip: a partial wave still
+  streams at full bandwidth once every SM has a CTA, and below that we assume an SM draws at
+  most its even share of bandwidth (peak / SMs). So the last wave of r CTAs costs max(r, SMs)
+  CTA-times instead of a full wave's. The model assumes every CTA does the same work.
 
 The peaks and bandwidth come from `devices.py` (each with its datasheet named there); CTAs resident
 per SM from `occupancy.py` (the CUDA occupancy calculator's rules, applied to the compiled kernel).
@@ -46,7 +49,7 @@ class Estimate:
     ctas: int | None = None
     ctas_per_wave: int | None = None
     waves: int | None = None
-    wave_fill: float = 1.0       # CTAs / (waves x CTAs per wave)
+    wave_fill: float = 1.0       # share of the bound resource the grid keeps busy (see the module docstring)
     seconds: float = 0.0         # roofline time / wave fill
 
     @property
@@ -68,8 +71,11 @@ class Estimate:
 
 
 def estimate(flops: int, nbytes: int, peak_tflops: float, bandwidth_gbs: float,
-             ctas: int | None = None, ctas_per_wave: int | None = None) -> Estimate:
-    """Roofline time, then wave quantisation when the grid and the CTAs per wave are known."""
+             ctas: int | None = None, ctas_per_wave: int | None = None, num_sms: int | None = None) -> Estimate:
+    """Roofline time, then wave quantisation when the grid and the CTAs per wave are known.
+
+    `num_sms` lets a memory-bound grid's partial wave count by SMs rather than CTA slots.
+    """
     peak, bandwidth = peak_tflops * 1e12, bandwidth_gbs * 1e9
     compute_s, memory_s = flops / peak, nbytes / bandwidth
     ridge = peak / bandwidth
@@ -80,7 +86,11 @@ def estimate(flops: int, nbytes: int, peak_tflops: float, bandwidth_gbs: float,
     if ctas and ctas_per_wave:
         waves = math.ceil(ctas / ctas_per_wave)
         est.ctas, est.ctas_per_wave, est.waves = ctas, ctas_per_wave, waves
-        est.wave_fill = ctas / (waves * ctas_per_wave)
+        if est.bound == "memory" and num_sms:
+            full, last = divmod(ctas, ctas_per_wave)
+            est.wave_fill = ctas / (full * ctas_per_wave + (max(last, num_sms) if last else 0))
+        else:
+            est.wave_fill = ctas / (waves * ctas_per_wave)
     est.seconds = est.roofline_seconds / est.wave_fill
     return est
 
@@ -181,7 +191,7 @@ def model(compiled, device=None) -> Model:
     if blocks == 0:
         blocks = None
     est = estimate(flops, nbytes, peak, device.mem_bandwidth_gbs, ctas,
-                   blocks * device.num_sms if blocks else None)
+                   blocks * device.num_sms if blocks else None, device.num_sms)
     if nbytes <= device.l2_bytes:
         notes.append(f"the {_mb(nbytes)} moved fit in the {_mb(device.l2_bytes)} L2: a warm measurement "
                      f"can beat the DRAM roof; the model assumes every byte comes from DRAM")

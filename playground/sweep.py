@@ -463,8 +463,8 @@ def _fixed(s: Sweep, target: str) -> dict:
 
 
 def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
-    from .diff import pct
-    from .render import kib
+    from .units import pct
+    from .units import kib
     keys = varying(s.configs)
     head = [_short(k) for k in keys] + ["regs", "spills", "smem", "blocks/SM", "occupancy", "limiter",
                                         "modelled", "rank", "notes"]

@@ -55,6 +55,20 @@ def test_one_cta_past_a_full_wave_nearly_doubles_the_time():
     assert e.seconds / e.roofline_seconds == pytest.approx(264 / 133)
 
 
+def test_memory_bound_partial_wave_counts_by_sms():
+    # Memory-bound (intensity 0.001 << ridge 100): 16 slots per SM on 132 SMs = 2112 per wave.
+    # 2200 CTAs: one full wave (2112) + 88 more, on 88 SMs, each at 1/132 of the bandwidth, cost
+    # 132 CTA-times: fill = 2200 / (2112 + 132) = 0.980392. 2400 CTAs: 288 in the last wave fill
+    # every SM, so no loss: fill = 2400 / 2400 = 1.
+    e = roofline.estimate(10**6, 10**9, 100.0, 1000.0, ctas=2200, ctas_per_wave=2112, num_sms=132)
+    assert e.bound == "memory" and e.wave_fill == pytest.approx(2200 / 2244)
+    e = roofline.estimate(10**6, 10**9, 100.0, 1000.0, ctas=2400, ctas_per_wave=2112, num_sms=132)
+    assert e.wave_fill == 1.0 and e.seconds == e.roofline_seconds
+    # A compute-bound kernel keeps NVIDIA's rule: the same 2200 CTAs fill 2200 / 4224 of two waves.
+    e = roofline.estimate(10**12, 10**6, 100.0, 1000.0, ctas=2200, ctas_per_wave=2112, num_sms=132)
+    assert e.bound == "compute" and e.wave_fill == pytest.approx(2200 / 4224)
+
+
 def test_no_grid_means_no_quantisation():
     e = roofline.estimate(10**9, 10**6, 100.0, 1000.0)
     assert e.waves is None and e.wave_fill == 1.0 and e.seconds == e.roofline_seconds
@@ -105,14 +119,15 @@ def test_model_lines_say_modelled_on_every_line(gemm_sm90, monkeypatch):
 
 def test_model_of_vector_add_is_memory_bound_on_the_plain_fp32_roof(monkeypatch):
     # N = 98432 fp32: 3 * 4 * 98432 = 1,181,184 B; 98432 / 1024 = 96.1 -> 97 CTAs. With 16 CTAs per SM
-    # (pinned): 16 * 132 = 2112 per wave, 1 wave, fill 97 / 2112 = 0.045928.
+    # (pinned): 16 * 132 = 2112 per wave, 1 wave. Memory-bound, so the partial wave counts by SMs:
+    # 97 CTAs on 97 of 132 SMs, each drawing 1/132 of the bandwidth: fill 97 / 132 = 0.734848.
     monkeypatch.setattr(roofline, "active_blocks", lambda c: (16, ""))
     m = roofline.model(_compile("vector_add", "sm_90"))
     e = m.estimate
     assert m.roof == "fp32, no tensor cores" and e.bound == "memory"
     assert e.bytes == 1_181_184 and e.ctas == 97 and e.ctas_per_wave == 2112
-    assert e.wave_fill == pytest.approx(97 / 2112)
-    assert e.seconds == pytest.approx(1_181_184 / 3352e9 * 2112 / 97)
+    assert e.wave_fill == pytest.approx(97 / 132)
+    assert e.seconds == pytest.approx(1_181_184 / 3352e9 * 132 / 97)
     assert any("L2" in n for n in m.notes)      # 1.13 MiB fit in the 50 MiB L2
 
 

@@ -1,0 +1,18 @@
+"""How sizes and shares are written for people; the JSON outputs keep the raw numbers."""
+
+
+def kib(n: int) -> str:
+    """Bytes as KB (1024): under 1 KB in bytes, whole KB plainly, anything else to a tenth."""
+    if n < 1024:
+        return f"{n} B"
+    return f"{n // 1024} KB" if n % 1024 == 0 else f"{n / 1024:.1f} KB"
+
+
+def kib_exact(n: int) -> str:
+    """Bytes as KB, with the byte count beside it when it is not a whole KB: for thresholds."""
+    return kib(n) if n % 1024 == 0 else f"{kib(n)} ({n} B)"
+
+
+def pct(x: float) -> str:
+    """A fraction as a percentage, to a tenth, without trailing zeros: 0.25 -> 25%."""
+    return f"{x * 100:.1f}".rstrip("0").rstrip(".") + "%"
