@@ -290,8 +290,10 @@ def interleave(stage: str, text: str, kernel_file: str, first_line: int, last_li
     source = Path(kernel_file).read_text().splitlines()
     groups = {n: SourceGroup(n, source[n - 1] if n <= len(source) else "") for n in range(first_line, last_line + 1)}
     unplaced = SourceGroup(None, "")
-    for stage_line, frames in locate(stage, text, ptx):
-        line = attribute(frames, kernel_file) if frames else None
+    located = locate(stage, text, ptx)
+    recorded_as = _recorded_path(located, kernel_file)
+    for stage_line, frames in located:
+        line = attribute(frames, recorded_as) if frames else None
         if line is not None and line not in groups:
             groups[line] = SourceGroup(line, source[line - 1] if 0 < line <= len(source) else "")
         target = groups[line] if line is not None else unplaced
@@ -299,6 +301,21 @@ def interleave(stage: str, text: str, kernel_file: str, first_line: int, last_li
             target.stage_lines.append(stage_line)
     ordered = [groups[n] for n in sorted(groups)]
     return ordered + ([unplaced] if unplaced.stage_lines else [])
+
+
+def _recorded_path(located, kernel_file: str) -> str:
+    """The path under which the artefact knows the kernel's file.
+
+    Triton's cache key covers a kernel's source text and first line, not its file's path, so a
+    copy of a kernel file (a second checkout, a learner's `my_add.py`) is served the artefact
+    compiled from the original, whose locations name the original's path. When the kernel's
+    own path is absent and exactly one user file is named, that file is this kernel's source
+    under another name: its text at those lines is the same, or the cache would have missed.
+    """
+    files = {f for _, frames in located for f, _ in frames if f and not _is_library(f)}
+    if any(_same_file(f, kernel_file) for f in files) or len(files) != 1:
+        return kernel_file
+    return files.pop()
 
 
 def kernel_lines(fn) -> tuple[str, int, int]:
