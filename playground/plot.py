@@ -61,7 +61,7 @@ def save(result, path: str) -> list[str]:
     ax.set_ylim(bottom=0)                 # a throughput axis from zero: small dips look small
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
-    ax.legend()
+    ax.legend(loc="lower left")   # the lines run near the roof, at the top
     fig.tight_layout()
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, format="png")
