@@ -79,16 +79,23 @@ def test_attribution_rule():
 
 def test_a_copied_kernel_file_maps_through_the_cached_artefact(tmp_path):
     # Triton's cache key has the kernel's text and first line but not its path: a learner's copy
-    # is served the artefact compiled from kernels/vector_add.py, whose locations name that file.
-    import shutil
-    original = compiler.compile_kernel(registry.load("vector_add"), targets.resolve("sm_90"))
-    copy = tmp_path / "my_add.py"
-    shutil.copy(registry.KERNELS_DIR / "vector_add.py", copy)
+    # is served the artefact compiled from the original, whose locations name the original.
+    # A comment unique to this run keeps other checkouts' artefacts out of the way.
+    import uuid
+    text = (registry.KERNELS_DIR / "vector_add.py").read_text().replace(
+        "    pid = tl.program_id(axis=0)", f"    # run {uuid.uuid4().hex}\n    pid = tl.program_id(axis=0)")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    original, copy = tmp_path / "a" / "vector_add.py", tmp_path / "b" / "my_add.py"
+    original.write_text(text)
+    copy.write_text(text)
+    first = compiler.compile_kernel(registry.load(f"{original}:vector_add"), targets.resolve("sm_90"))
     spec = registry.load(f"{copy}:vector_add")
     c = compiler.compile_kernel(spec, targets.resolve("sm_90"))
-    assert c.hash == original.hash and str(registry.KERNELS_DIR) in c.stage("ptx")
-    file, first, last = sourcemap.kernel_lines(spec.kernel)
+    assert c.hash == first.hash and c.cache_hit
+    assert str(tmp_path / "a") in c.stage("ptx") and str(tmp_path / "b") not in c.stage("ptx")
+    file, first_line, last_line = sourcemap.kernel_lines(spec.kernel)
     assert file == str(copy)
     by_line = {g.python.strip(): "\n".join(g.stage_lines)
-               for g in sourcemap.interleave("ptx", c.stage("ptx"), file, first, last) if g.line is not None}
+               for g in sourcemap.interleave("ptx", c.stage("ptx"), file, first_line, last_line) if g.line is not None}
     assert "ld.global.v4.b32" in by_line["x = tl.load(x_ptr + offsets, mask=mask)"]
