@@ -51,6 +51,15 @@ def test_header_registers_are_the_cubins():
     assert f"// registers   {c.resources.registers} per thread" in out
 
 
+@pytest.mark.parametrize("ref", ["./examples/my_kernels.py:my_kernel", "examples/my_kernels.py"])
+def test_a_users_own_file_compiles(ref, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    code, out = run("compile", ref, "--target", "sm_90", "--show", "ptx")
+    assert code == 0, out
+    assert "// kernel      my_kernel (axpy_kernel)" in out
+    assert "fma.rn.f32" in out   # alpha * x + y, fused
+
+
 def test_no_color_off_a_terminal():
     code, out = run("compile", "vector_add", "--show", "ptx")
     assert "\x1b[" not in out
