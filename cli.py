@@ -202,7 +202,9 @@ def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV, one row per config and target.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (there is none off a terminal either).")
-def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as_csv, no_progress):
+@click.option("--timeout", type=float, default=600, show_default=True, metavar="SECONDS",
+              help="Stop a config still compiling after this long and report it as failed.")
+def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as_csv, no_progress, timeout):
     """Compile KERNEL's autotune space for each target and rank it, before any GPU time.
 
     \b
@@ -217,7 +219,7 @@ def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as
     names = [t.strip() for t in target.split(",") if t.strip()]
     with _progress(not no_progress, "compiling") as on_row:
         result = sweep.run(kernel, names, sweep.parse_ranges(meta), params.parse_assignments(shape, "--shape"),
-                           dtype, jobs, num_sms, on_row=on_row)
+                           dtype, jobs, num_sms, on_row=on_row, timeout=timeout)
     if as_json:
         import json
         click.echo(json.dumps(sweep.as_json(result), indent=2, default=str))

@@ -237,8 +237,10 @@ class Sweep:
 
 def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape: dict | None = None,
         dtype: str | None = None, jobs: int | None = None, num_sms: int | None = None,
-        on_row=None) -> Sweep:
+        on_row=None, timeout: float | None = None) -> Sweep:
     """Compile the space for every target; one row per (target, config), in a stable order.
+
+    `timeout`: seconds one config may compile before it is stopped and reported as failed.
 
     `on_row(done, total, row)` is called once with (0, total, None), then as each row is ready
     (for a progress bar).
@@ -258,6 +260,8 @@ def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape:
     jobs = jobs if jobs is not None else _cpus()
     if jobs < 1:
         raise UserError(f"--jobs {jobs}: must be at least 1")
+    if timeout is not None and timeout <= 0:
+        raise UserError(f"--timeout {timeout:g}: must be a positive number of seconds")
     shape = params.check_shape(spec, shape or {})
     dtype = params.check_dtype(spec, dtype)
     configs = space(spec, ranges)
@@ -296,7 +300,7 @@ def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape:
 
     workers = min(jobs, len(misses))
     if misses:
-        _in_workers(misses, workers, finish)
+        _in_workers(misses, workers, finish, timeout)
     result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.name for t in tgts], configs=configs,
                    rows=rows, seconds=time.perf_counter() - start, compiled=len(misses), workers=workers)
     rank(result.rows)
@@ -335,36 +339,62 @@ def _is_cached(spec, target, cfg) -> bool:
     return True
 
 
-def _in_workers(tasks: list[dict], workers: int, finish) -> None:
+def _in_workers(tasks: list[dict], workers: int, finish, timeout: float | None = None) -> None:
     """Run tasks in a pool of `workers` processes, never more tasks in flight than workers.
 
     So when a worker dies and takes the pool down, the configs that might have killed it are
     just those in flight: each is run again alone (`_one_per_process`) to find the one that
-    died, and a fresh pool takes the rest.
+    died, and a fresh pool takes the rest. A config still compiling after `timeout` seconds is
+    that config's failure; the pool is killed with it (a running task cannot be cancelled), and
+    the others that were in flight run again.
     """
     queue = list(reversed(tasks))
     while queue:
         suspects = []
-        with ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_warm_worker) as pool:
-            in_flight = {}
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_warm_worker)
+        try:
+            in_flight = {}   # future -> (task, deadline)
             while queue or in_flight:
                 while queue and len(in_flight) < workers and not suspects:
                     task = queue.pop()
                     with _main_not_rerun():
-                        in_flight[pool.submit(_work, task)] = task
+                        future = pool.submit(_work, task)
+                    in_flight[future] = (task, time.monotonic() + timeout if timeout else None)
                 if not in_flight:
                     break
-                finished, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                deadlines = [d for _, d in in_flight.values() if d is not None]
+                wait_for = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+                finished, _ = wait(in_flight, timeout=wait_for, return_when=FIRST_COMPLETED)
                 for f in finished:
-                    task = in_flight.pop(f)
+                    task, _ = in_flight.pop(f)
                     try:
                         finish(task, f.result())
                     except BrokenProcessPool:
                         suspects.append(task)
-        _one_per_process(sorted(suspects, key=lambda t: t["index"]), workers, finish)
+                overdue = [f for f, (_, d) in in_flight.items() if d is not None and time.monotonic() >= d]
+                if overdue:
+                    for f in overdue:
+                        finish(in_flight.pop(f)[0], _timed_out(timeout))
+                    suspects.extend(task for task, _ in in_flight.values())
+                    in_flight.clear()
+                    _kill_workers(pool)
+                    break
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        _one_per_process(sorted(suspects, key=lambda t: t["index"]), workers, finish, timeout)
 
 
-def _one_per_process(tasks: list[dict], workers: int, finish) -> None:
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    # The executor has no public way to stop a running task; its worker processes are in `_processes`.
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.kill()
+
+
+def _timed_out(timeout: float) -> dict:
+    return _failure(f"still compiling after {timeout:g} s: stopped (--timeout)")
+
+
+def _one_per_process(tasks: list[dict], workers: int, finish, timeout: float | None = None) -> None:
     """After a crash: each remaining config in a process of its own, so a death names its config."""
     ctx = _context()
 
@@ -374,6 +404,11 @@ def _one_per_process(tasks: list[dict], workers: int, finish) -> None:
         with _start_lock, _main_not_rerun():
             p.start()
         send.close()
+        if not receive.poll(timeout):
+            if p.is_alive():   # no answer in time, and still running: stop it
+                p.kill()
+                p.join()
+                return task, _timed_out(timeout)
         try:
             result = receive.recv()
         except EOFError:

@@ -1,5 +1,6 @@
 """`sweep`: an autotune space compiled in parallel processes, read, flagged and ranked, crash-safe and cached."""
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -100,6 +101,24 @@ def test_a_compiler_crash_fails_only_its_config(tmp_path, monkeypatch):
     assert by_tile[48]["status"] == "failed" and "power of 2" in by_tile[48]["error"]
     assert by_tile[64]["status"] == "failed" and "died (exit code 7)" in by_tile[64]["error"]
     assert by_tile[64]["flags"] == ["failed"] and by_tile[64]["rank"] is None
+
+
+@pytest.mark.parametrize("jobs", [2, 1])
+def test_a_hanging_compile_is_stopped_and_the_sweep_goes_on(tmp_path, monkeypatch, jobs):
+    # TILE=16 never finishes compiling; with a 3 s limit it fails alone, and TILE=32 and
+    # TILE=128 (in flight beside it, or queued after it) still compile.
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    start = time.monotonic()
+    result = sweep.run(CRASHY, ["sm_90"], {"TILE": [16, 32, 128], "num_stages": [1]}, jobs=jobs, timeout=3)
+    by_tile = {r["config"]["TILE"]: r for r in result.rows}
+    assert by_tile[16]["status"] == "failed" and "still compiling after 3 s" in by_tile[16]["error"]
+    assert by_tile[32]["status"] == by_tile[128]["status"] == "ok"
+    assert time.monotonic() - start < 60
+
+
+def test_a_timeout_must_be_positive():
+    with pytest.raises(UserError, match="--timeout 0"):
+        sweep.run("gemm", ["sm_90"], jobs=1, timeout=0)
 
 
 def test_an_invalid_config_fails_alone_without_a_worker():

@@ -1,8 +1,8 @@
 """A copy kernel that crashes the compiler for one tile size. For the sweep's crash-isolation tests.
 
 `TILE=64` makes the compiling process exit at once (as a segfault inside the compiler would);
-`TILE=48` is rejected by Triton itself (tl.arange needs a power of two). Every other power of
-two compiles.
+`TILE=16` makes it hang (as a compiler stuck in a loop would); `TILE=48` is rejected by Triton
+itself (tl.arange needs a power of two). Every other power of two compiles.
 """
 import triton
 import triton.language as tl
@@ -10,6 +10,7 @@ import triton.language as tl
 from playground.spec import KernelSpec, Tensor, cdiv
 
 DEADLY_TILE = 64
+HANGING_TILE = 16
 
 
 @triton.constexpr_function
@@ -18,6 +19,8 @@ def checked(tile):
     # Triton refuses kernels whose dependencies name os._exit.
     if tile == DEADLY_TILE:
         __import__("os")._exit(7)
+    if tile == HANGING_TILE:
+        __import__("time").sleep(3600)
     return tile
 
 
