@@ -118,8 +118,7 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, show, int
     if out_dir:
         written = render.write_out(c, out_dir, list(c.target.stages), force)
         click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(p.name for p in written)}", err=True)
-        from click.core import ParameterSource
-        if click.get_current_context().get_parameter_source("show") == ParameterSource.DEFAULT and not as_json:
+        if not as_json:   # the files are the output; --json still prints the summary
             return
     if as_json:
         import json

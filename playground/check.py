@@ -256,6 +256,7 @@ def run_check(kernel: str | None = None, all_kernels: bool = False, quick: bool 
     if all_kernels == bool(kernel):
         raise UserError("name one kernel (see `playground list`) or pass --all, not both" if kernel
                         else "name one kernel (see `playground list`) or pass --all")
+    runner.require_torch("check")
     specs = registry.load_all() if all_kernels else [registry.load(kernel)]
     if shape and all_kernels:
         raise UserError("--shape needs one kernel, not --all")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import atexit
 import importlib
+import importlib.util
 import inspect
 import math
 import os
@@ -233,6 +234,13 @@ class Buffer:
     storage: object     # 1-D: GUARD sentinels, the allocation, GUARD sentinels
     covered: object     # bool per allocation element: part of the view (False = row padding)
     before: object      # a bitwise copy of `storage` right before the launch
+
+
+def require_torch(command: str) -> None:
+    """Running a kernel needs torch's tensors; compiling never does, so it is an extra, not a dependency."""
+    if importlib.util.find_spec("torch") is None:
+        raise UserError(f"{command} runs kernels on PyTorch tensors, and torch is not installed: "
+                        f"pip install -e '.[torch]' (or keep the torch your project pins)")
 
 
 def allocate(spec: KernelSpec, shape: dict, layout: dict, dtype: str, seed: int, device: str) -> dict:

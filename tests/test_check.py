@@ -307,3 +307,18 @@ def test_progress_is_reported_per_case():
     seen = []
     report = check.run_check("vector_add", shape={"N": 8}, dtype="fp32", progress=lambda *a: seen.append(a[:2]))
     assert report.ok and seen == [(1, 1)]
+
+
+def test_check_without_torch_says_how_to_install_it(monkeypatch):
+    import importlib.util
+
+    from click.testing import CliRunner
+
+    from cli import main
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    result = CliRunner().invoke(main, ["check", "vector_add", "--quick"])
+    assert result.exit_code == 2
+    assert "torch is not installed: pip install -e '.[torch]'" in result.output
+    assert "Traceback" not in result.output
+

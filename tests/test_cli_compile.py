@@ -108,6 +108,13 @@ def test_out_writes_every_stage_and_refuses_to_clobber(tmp_path):
     assert code == 0 and (out / "ptx.ptx").read_text() != "my notes\n"
 
 
+def test_compile_out_writes_files_without_printing_the_stages(tmp_path):
+    code, out = run("compile", "vector_add", "--show", "all", "--out", str(tmp_path / "o"))
+    assert code == 0 and "wrote 8 files" in out
+    assert "ld.global" not in out
+    assert (tmp_path / "o" / "ptx.ptx").exists()
+
+
 def test_out_refuses_a_foreign_file(tmp_path):
     (tmp_path / "summary.json").write_text("{}")
     code, output = run("compile", "vector_add", "--out", str(tmp_path))
