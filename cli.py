@@ -14,22 +14,81 @@ TARGET_HELP = "sm_80, sm_86, sm_89, sm_90, sm_100, sm_120, gfx90a, gfx942, gfx95
 
 
 class Group(click.Group):
-    """Turns the library's user errors into one line and an exit code; --debug shows the traceback."""
+    """One contract for every command: errors are one line on stderr with exit 2 (bad input) or 1
+    (a kernel or check that fails); --debug, before or after the command name, adds the traceback
+    and changes nothing else; SIGINT or SIGTERM stops the command and every process it started."""
+
+    def add_command(self, cmd, name=None):
+        cmd.params.append(click.Option(["--debug"], is_flag=True, expose_value=False, callback=_set_debug,
+                                       help="Show the Python traceback of an error; changes nothing else."))
+        super().add_command(cmd, name)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        import warnings
+
+        from playground import lifecycle
+        previous = lifecycle.install_handlers()
+        previous_show, warnings.showwarning = warnings.showwarning, _warning_line
+        try:
+            try:
+                value = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+                code = value if isinstance(value, int) else 0
+            except click.UsageError as e:     # click's three-line usage message, as one line
+                where = f" (see `{e.ctx.command_path} --help`)" if e.ctx else ""
+                click.echo(f"error: {e.format_message()}{where}", err=True)
+                code = value = 2
+            except click.ClickException as e:
+                click.echo(f"error: {e.format_message()}", err=True)
+                code = value = e.exit_code
+            except click.Abort:
+                click.echo("error: aborted", err=True)
+                code = value = 1
+            if standalone_mode:
+                sys.exit(code)
+            return value
+        finally:
+            lifecycle.restore_handlers(previous)
+            warnings.showwarning = previous_show
 
     def invoke(self, ctx):
+        from playground import lifecycle
         try:
             return super().invoke(ctx)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
+        except KeyboardInterrupt as e:
+            _show_traceback(ctx)
+            code = e.exit_code if isinstance(e, lifecycle.Interrupted) else 130
+            click.echo(f"error: interrupted ({e}); stopped with every process it started", err=True)
+            lifecycle.exit_now(code)
         except Exception as e:
             from playground.errors import KernelFailure, UserError
-            if ctx.params.get("debug") or ctx.obj and ctx.obj.get("debug"):
-                raise
+            _show_traceback(ctx)
             if isinstance(e, (UserError, KernelFailure)):
                 click.echo(f"error: {e}", err=True)
-                sys.exit(e.exit_code)
-            click.echo(f"error: {type(e).__name__}: {e} (run with --debug for the traceback)", err=True)
-            sys.exit(1)
+                code = e.exit_code
+            else:
+                hint = "" if _debug(ctx) else " (run with --debug for the traceback)"
+                click.echo(f"error: {type(e).__name__}: {e}{hint}", err=True)
+                code = 1
+            if isinstance(e, lifecycle.TimedOut) and lifecycle.step_running():
+                lifecycle.exit_now(code)      # the step's thread is still inside the compiler: leave without it
+            sys.exit(code)
+
+
+def _set_debug(ctx, _param, value):
+    if value:
+        ctx.find_root().meta["playground.debug"] = True
+
+
+def _debug(ctx) -> bool:
+    return bool(ctx.find_root().meta.get("playground.debug"))
+
+
+def _show_traceback(ctx) -> None:
+    if _debug(ctx):
+        import traceback
+        traceback.print_exc()
 
 
 def _version(ctx, _param, value):
@@ -43,35 +102,57 @@ def _version(ctx, _param, value):
 @click.group(cls=Group)
 @click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_version,
               help="Show the playground, Triton, torch and CUDA/ROCm versions in use.")
-@click.option("--debug", is_flag=True, help="Show Python tracebacks on errors.")
-@click.pass_context
-def main(ctx, debug):
-    """See a Triton kernel's every compilation stage, and check it against PyTorch."""
-    ctx.obj = {"debug": debug}
+@click.option("--debug", is_flag=True, expose_value=False, is_eager=True, callback=_set_debug,
+              help="Show the Python traceback of an error; changes nothing else.")
+def main():
+    """See a Triton kernel's every compilation stage, and check it against PyTorch.
+
+    Exit status: 0 ok; 1 a kernel that fails to compile or a check that fails; 2 bad input;
+    130 or 143 when stopped by SIGINT or SIGTERM.
+    """
 
 
 def kernel_options(f):
     """The options every command that compiles a kernel takes."""
     for option in reversed([
         click.option("--target", "-t", default="native", show_default=True, help=TARGET_HELP),
-        click.option("--meta", "-m", default="", metavar="K=V,...", help="Override meta-parameters."),
+        click.option("--meta", "-m", multiple=True, metavar="K=V,...",
+                     help="Override meta-parameters; repeat or comma-separate."),
         click.option("--num-warps", type=int, default=None, help="Warps per program (CTA)."),
         click.option("--num-stages", type=int, default=None, help="Software-pipelining depth."),
-        click.option("--shape", "-s", default="", metavar="D=N,...",
-                     help="Problem size; changes what the JIT specialises (divisibility by 16, == 1)."),
+        click.option("--shape", "-s", multiple=True, metavar="D=N,...",
+                     help="Problem size; changes what the JIT specialises (divisibility by 16, == 1). "
+                          "Repeat or comma-separate."),
         click.option("--dtype", default=None, help="Element type (fp32, fp16, bf16, ...)."),
+        click.option("--timeout", type=float, default=None, metavar="SECONDS",
+                     help="Stop if compiling takes longer than this (exit 1)."),
     ]):
         f = option(f)
     return f
 
 
-def load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype):
+def load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout=None):
     from playground import compiler, params, registry, targets
     spec = registry.load(kernel)
     tgt = targets.resolve(target)
     config = compiler.resolve_config(spec, params.parse_assignments(meta, "--meta"), num_warps, num_stages,
                                      params.parse_assignments(shape, "--shape"), dtype)
-    return compiler.compile_kernel(spec, tgt, config)
+    return blocking("compiling " + spec.name, timeout, lambda: compiler.compile_kernel(spec, tgt, config, warn=_warn))
+
+
+def _warn(message: str) -> None:
+    click.echo(f"warning: {message}", err=True)
+
+
+def _warning_line(message, category, filename, lineno, file=None, line=None):
+    """Python warnings from the library (sweep rows, diff variants) as one line, like the others."""
+    _warn(str(message))
+
+
+def blocking(label: str, timeout, step, spinner: bool = True):
+    """Run a library step so that Ctrl-C, --timeout and a spinner all work while it sits in C++."""
+    from playground import lifecycle
+    return lifecycle.run_blocking(step, timeout=timeout, label=label, spinner=spinner)
 
 
 @main.command("list")
@@ -101,7 +182,7 @@ def list_kernels(as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON object.")
 @click.option("--no-header", is_flag=True, help="Print the stage alone.")
 @click.option("--no-color", is_flag=True, help="No colours (NO_COLOR does the same).")
-def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, show, interleave, out_dir, force,
+def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show, interleave, out_dir, force,
             as_json, no_header, no_color):
     """Compile KERNEL (a name from `playground list`, or path.py[:name]) and print a stage.
 
@@ -114,7 +195,7 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, show, int
     from playground import render, targets
     from playground.errors import UserError
     stages = _stages(show, targets.resolve(target))   # a stage the target lacks fails before compiling
-    c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype)
+    c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout)
     if out_dir:
         written = render.write_out(c, out_dir, list(c.target.stages), force)
         click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(p.name for p in written)}", err=True)
@@ -153,10 +234,10 @@ def _stages(show: str, target) -> list[str]:
 
 @main.command("diff")
 @click.argument("kernel")
-@click.option("--a", "a", default="", metavar="K=V,...",
+@click.option("--a", "a", multiple=True, metavar="K=V,...",
               help="Variant a: target=, num_warps=, num_stages=, dtype=, kernel=path.py:name, "
                    "a meta-parameter (BLOCK_SIZE_M=64) or a dimension (M=1000).")
-@click.option("--b", "b", default="", metavar="K=V,...", help="Variant b, as --a.")
+@click.option("--b", "b", multiple=True, metavar="K=V,...", help="Variant b, as --a.")
 @kernel_options
 @click.option("--show", default="ptx", show_default=True, metavar="STAGE",
               help="The stage to diff: source, ttir, ttgir, llir, ptx, sass (NVIDIA), amdgcn (AMD).")
@@ -165,8 +246,8 @@ def _stages(show: str, target) -> list[str]:
 @click.option("--context", "-U", default=3, show_default=True, help="Lines of context around each change.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--no-color", is_flag=True, help="No colours (NO_COLOR does the same).")
-def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype, show, raw, context, as_json,
-                 no_color):
+def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype, timeout, show, raw, context,
+                 as_json, no_color):
     """Compare two variants of KERNEL: figures side by side, then a diff of one stage.
 
     Both variants start from the other options (--target, --meta, ...); --a and --b say what
@@ -178,8 +259,9 @@ def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype
     playground diff gemm --a BLOCK_SIZE_K=32 --b BLOCK_SIZE_K=64,num_stages=4
     """
     from playground import diff, params, render
-    cmp = diff.compare(kernel, a, b, show, target, params.parse_assignments(meta, "--meta"), num_warps,
-                       num_stages, params.parse_assignments(shape, "--shape"), dtype, raw, context)
+    meta, shape = params.parse_assignments(meta, "--meta"), params.parse_assignments(shape, "--shape")
+    cmp = blocking("compiling both variants", timeout, lambda: diff.compare(
+        kernel, a, b, show, target, meta, num_warps, num_stages, shape, dtype, raw, context))
     if as_json:
         import json
         click.echo(json.dumps(diff.as_json(cmp), indent=2, default=str))
@@ -194,7 +276,8 @@ def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype
 @click.option("--meta", "-m", multiple=True, metavar="NAME=V1,V2,...",
               help="Sweep the product of these ranges instead of the kernel's own configs. Repeat per name; "
                    "num_warps and num_stages too; A..B is the powers of two from A to B.")
-@click.option("--shape", "-s", default="", metavar="D=N,...", help="Problem size for the compile and the model.")
+@click.option("--shape", "-s", multiple=True, metavar="D=N,...",
+              help="Problem size for the compile and the model; repeat or comma-separate.")
 @click.option("--dtype", default=None, help="Element type (fp32, fp16, bf16, ...).")
 @click.option("--jobs", "-j", type=int, default=None, help="Worker processes [default: the CPU count].")
 @click.option("--num-sms", type=int, default=None, help="Another GPU of the same arch, by SM (CU) count.")
@@ -226,6 +309,10 @@ def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as
         click.echo(sweep.as_csv(result), nl=False)
     else:
         click.echo(sweep.format_text(result), nl=False)
+    if result.exit_code:
+        why = "every config is invalid" if result.exit_code == 2 else "no config compiled"
+        click.echo(f"error: {why}; the table says why for each", err=True)
+        sys.exit(result.exit_code)
 
 
 def _progress(wanted: bool, what: str):
@@ -258,7 +345,7 @@ def _progress(wanted: bool, what: str):
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV, one row per shape.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (there is none off a terminal either).")
-def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, sweep, plot_path, breakdown,
+def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, sweep, plot_path, breakdown,
                   cuda_graph, num_sms, as_json, as_csv, no_progress):
     """Throughput of KERNEL against PyTorch: measured on the local GPU, modelled for any other target.
 
@@ -279,14 +366,16 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, swe
     if breakdown:
         if sweep or plot_path:
             raise UserError("--breakdown times one call at one shape; drop --sweep and --plot")
-        b = bench.breakdown(kernel, target, meta, num_warps, num_stages, shape, dtype)
+        b = blocking("timing", timeout, lambda: bench.breakdown(kernel, target, meta, num_warps, num_stages, shape,
+                                                                dtype))
         click.echo(bench.to_json(b) if as_json else "\n".join(bench.breakdown_lines(b)))
         return
     if plot_path:
         from playground import plot
         plot.check(plot_path, sweep)
-    result = bench.run(kernel, target, meta, num_warps, num_stages, shape, dtype, sweep, cuda_graph, num_sms,
-                       progress=not no_progress)
+    result = blocking("benchmarking", timeout, lambda: bench.run(
+        kernel, target, meta, num_warps, num_stages, shape, dtype, sweep, cuda_graph, num_sms,
+        progress=not no_progress), spinner=no_progress)
     if plot_path:
         labels = plot.save(result, plot_path)
         click.echo(f"wrote {plot_path}: {' vs '.join(labels)}", err=True)
@@ -302,7 +391,7 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, swe
 @click.argument("kernel")
 @kernel_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def inspect_command(kernel, target, meta, num_warps, num_stages, shape, dtype, as_json):
+def inspect_command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, as_json):
     """A static read of KERNEL's generated code: instruction mix, vector widths, spills, pipelining.
 
     \b
@@ -311,7 +400,7 @@ def inspect_command(kernel, target, meta, num_warps, num_stages, shape, dtype, a
     playground inspect gemm --target sm_90 --num-stages 1     # the K loop is no longer pipelined
     """
     from playground import codeinspect
-    report = codeinspect.read(load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype))
+    report = codeinspect.read(load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout))
     if as_json:
         import json
         click.echo(json.dumps(report.as_dict(), indent=2))
@@ -325,7 +414,7 @@ def inspect_command(kernel, target, meta, num_warps, num_stages, shape, dtype, a
 @click.option("--num-sms", type=int, default=None, help="Another GPU of the same arch, by SM (CU) count.")
 @click.option("--map", "show_map", is_flag=True, help="Draw the tile grid with the wave each tile runs in.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def grid_command(kernel, target, meta, num_warps, num_stages, shape, dtype, num_sms, show_map, as_json):
+def grid_command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, num_sms, show_map, as_json):
     """KERNEL's launch grid at a shape: CTAs, the tile each owns, and the waves they run in on the target.
 
     \b
@@ -334,7 +423,7 @@ def grid_command(kernel, target, meta, num_warps, num_stages, shape, dtype, num_
     playground grid softmax --shape M=1823,N=781 --target gfx942 --json
     """
     from playground import launch
-    c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype)
+    c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout)
     plan = launch.plan(c, num_sms)
     if as_json:
         import json
@@ -355,7 +444,8 @@ def grid_command(kernel, target, meta, num_warps, num_stages, shape, dtype, num_
 @click.option("--grid", "grid_ctas", default=None, metavar="CTAS", help="Without KERNEL: CTAs in the launch.")
 @click.option("--num-sms", default=None, metavar="N", help="Another GPU of the same arch, by SM (CU) count.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype, arch, threads, regs, smem, sgprs,
+def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, arch, threads, regs, smem,
+                      sgprs,
                       grid_ctas, num_sms, as_json):
     """Blocks per SM, occupancy and its limiter for KERNEL on a target, from the compiled binary's
     resources; or, with --arch and no KERNEL, for any block you describe.
@@ -384,7 +474,7 @@ def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype,
         if given:
             raise UserError(f"{', '.join(given)}: these describe a block without a kernel; with KERNEL, the "
                             f"compiled binary says them (use --target, --num-warps, --meta)")
-        c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype)
+        c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout)
         occ = occupancy.report(c, sms)
     if as_json:
         import json
@@ -397,17 +487,21 @@ def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype,
 @click.argument("kernel", required=False)
 @click.option("--all", "all_kernels", is_flag=True, help="Check every kernel in kernels/.")
 @click.option("--quick", is_flag=True, help="Only each kernel's quick cases (the ones the tests run).")
-@click.option("--shape", "-s", default="", metavar="D=N,...", help="Check this one shape instead of the cases.")
+@click.option("--shape", "-s", multiple=True, metavar="D=N,...",
+              help="Check this one shape instead of the cases; repeat or comma-separate.")
 @click.option("--dtype", default=None, help="Only this dtype (default: every dtype the kernel supports).")
-@click.option("--meta", "-m", default="", metavar="K=V,...", help="Override meta-parameters.")
+@click.option("--meta", "-m", multiple=True, metavar="K=V,...",
+              help="Override meta-parameters; repeat or comma-separate.")
 @click.option("--num-warps", type=int, default=None, help="Warps per program (CTA).")
 @click.option("--num-stages", type=int, default=None, help="Software-pipelining depth.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed for the random inputs.")
 @click.option("--interpreter", is_flag=True, help="Run in Triton's CPU interpreter even when a GPU is present.")
+@click.option("--timeout", type=float, default=600, show_default=True, metavar="SECONDS",
+              help="Stop a case still running in the interpreter after this long; it fails alone.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
 def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps, num_stages, seed, interpreter,
-                  as_json):
+                  timeout, as_json):
     """Run KERNEL on its test cases and compare every output with its PyTorch reference (fp64).
 
     Runs on the local CUDA GPU, or through Triton's interpreter on the CPU when there is none.
@@ -424,12 +518,12 @@ def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps
     with _progress(not as_json, "checking") as tick:
         report = correctness.run_check(kernel, all_kernels, quick, params.parse_assignments(shape, "--shape"),
                                        dtype, params.parse_assignments(meta, "--meta"), num_warps, num_stages, seed,
-                                       interpreter, progress=tick)
+                                       interpreter, progress=tick, timeout=timeout)
     if as_json:
         import json
         click.echo(json.dumps(report.to_dict(), indent=2, default=str))
     else:
-        correctness.render(report, debug=ctx.obj["debug"])
+        correctness.render(report, debug=_debug(ctx))
     ctx.exit(report.exit_code)
 
 

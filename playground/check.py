@@ -22,6 +22,10 @@ FIRST = 5   # mismatching elements listed per output
 
 # Triton's interpreter keeps bf16 as raw uint16 bits and does arithmetic on the bits (loads,
 # stores and casts are right; add, dot, sum are not). Its maintainers call bf16 unsupported there.
+DEFAULT_CASE_SECONDS = 600.0          # per case in the interpreter: generous, but not forever
+# The most elements (all tensors together) a case the user did not ask for may have: 4M elements
+# is about a second of interpreted elementwise work, and a 1024^2 GEMM's operands.
+FALLBACK_MAX_ELEMENTS = 4 * 1024 * 1024
 BF16_NOTE = ("bf16 cannot be checked in Triton's interpreter: it computes on bf16's raw bits "
              "(triton-lang/triton#11584); check it on a GPU")
 
@@ -187,8 +191,12 @@ def _at(name: str, index: tuple) -> str:
 
 def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dict | None = None,
                num_warps: int | None = None, num_stages: int | None = None, seed: int = 0,
-               interpreter: bool = False, explicit_dtype: bool = False) -> CaseResult:
-    """Run `spec` on one case and compare with its reference. Bad input raises UserError."""
+               interpreter: bool = False, explicit_dtype: bool = False,
+               time_limit: float | None = DEFAULT_CASE_SECONDS) -> CaseResult:
+    """Run `spec` on one case and compare with its reference. Bad input raises UserError.
+
+    A case still running in the interpreter after `time_limit` seconds is stopped and fails alone.
+    """
     from .compiler import resolve_config
     sizes, layout = runner.split_case(case)
     merged_meta = {**layout.get("meta", {}), **(meta or {})}
@@ -202,8 +210,8 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
             raise UserError(BF16_NOTE)
         return CaseResult(**common, status="skip", problems=[BF16_NOTE])
     try:
-        return runner.call("playground.check:execute", run_mode, ref=runner.spec_ref(spec), case=case,
-                           config=config, seed=seed, run_mode=run_mode, mode_label=mode_label)
+        return runner.call("playground.check:execute", run_mode, time_limit=time_limit, ref=runner.spec_ref(spec),
+                           case=case, config=config, seed=seed, run_mode=run_mode, mode_label=mode_label)
     except runner.WorkerDied as e:
         return CaseResult(**common, status="error", problems=[str(e)])
 
@@ -238,21 +246,47 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
 # --- many cases -------------------------------------------------------------------------------
 
 def cases_for(spec: KernelSpec, quick: bool = False) -> list[dict]:
-    """The spec's cases: the quick subset, or all of them (quick ones included)."""
-    cases = spec.quick_cases if quick else spec.cases + [c for c in spec.quick_cases if c not in spec.cases]
-    if not cases:
-        return [dict(spec.default_shape)]
-    return cases
+    """The spec's cases: the quick subset, or all of them (quick ones included).
+
+    `--quick` on a spec with cases but no quick subset takes its smallest case. A spec with no
+    cases at all falls back to its default shape only when that is small enough to interpret:
+    default shapes are benchmark sizes (4096^3 for a GEMM), hours in the interpreter.
+    """
+    if quick and spec.quick_cases:
+        return spec.quick_cases
+    cases = spec.cases + [c for c in spec.quick_cases if c not in spec.cases]
+    if quick and cases:
+        return [min(cases, key=lambda c: case_elements(spec, c))]
+    if cases:
+        return cases
+    default = dict(spec.default_shape)
+    if case_elements(spec, default) > FALLBACK_MAX_ELEMENTS:
+        dims = ", ".join(f"{k}={v}" for k, v in default.items())
+        raise UserError(f"{spec.name} has no cases, and its default shape ({dims}) holds "
+                        f"{case_elements(spec, default):,} elements, more than the {FALLBACK_MAX_ELEMENTS:,} "
+                        f"the interpreter is given by default; pass --shape, or give the spec `cases=`")
+    return [default]
+
+
+def case_elements(spec: KernelSpec, case: dict) -> int:
+    """Elements in all of a case's tensors: the size measure for picking the smallest case."""
+    sizes, _ = runner.split_case(case)
+    shape = {**spec.default_shape, **sizes}
+    return sum(math.prod(t.dims(shape)) for t in spec.tensors.values())
 
 
 def run_check(kernel: str | None = None, all_kernels: bool = False, quick: bool = False, shape: dict | None = None,
               dtype: str | None = None, meta: dict | None = None, num_warps: int | None = None,
-              num_stages: int | None = None, seed: int = 0, interpreter: bool = False, progress=None) -> Report:
+              num_stages: int | None = None, seed: int = 0, interpreter: bool = False, progress=None,
+              timeout: float | None = DEFAULT_CASE_SECONDS) -> Report:
     """What `playground check` does: pick the kernels, cases and dtypes, check each, collect a report.
 
-    `progress(done, total, result)`, if given, is called after each case.
+    `progress(done, total, result)`, if given, is called after each case; `timeout` is the
+    per-case limit in the interpreter, in seconds.
     """
     from . import registry
+    if timeout is not None and timeout <= 0:
+        raise UserError(f"--timeout {timeout:g}: must be a positive number of seconds")
     if all_kernels == bool(kernel):
         raise UserError("name one kernel (see `playground list`) or pass --all, not both" if kernel
                         else "name one kernel (see `playground list`) or pass --all")
@@ -275,7 +309,7 @@ def run_check(kernel: str | None = None, all_kernels: bool = False, quick: bool 
     results = []
     for spec, case, dt in plan:
         results.append(check_case(spec, case, dt, meta, num_warps, num_stages, seed, interpreter,
-                                  explicit_dtype=dtype is not None))
+                                  explicit_dtype=dtype is not None, time_limit=timeout))
         if progress:
             progress(len(results), len(plan), results[-1])
     mode = results[0].mode if results else runner.describe(runner.mode(interpreter))

@@ -11,6 +11,8 @@ repeats: the same kernel, specialisation and options never run the compiler twic
 from __future__ import annotations
 
 import contextlib
+import math
+import re
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -199,12 +201,19 @@ def _no_torch_in_amd_binder(target: Target):
         HIPBackend.is_within_2gb = original
 
 
-def compile_kernel(spec: KernelSpec, target: Target, config: Config | None = None) -> Compiled:
-    """Compile a kernel for a target, through Triton's cache, as its JIT would for this launch."""
+def compile_kernel(spec: KernelSpec, target: Target, config: Config | None = None, warn=None) -> Compiled:
+    """Compile a kernel for a target, through Triton's cache, as its JIT would for this launch.
+
+    `warn(message)` hears what deserves a warning before the work is done (a shape no GPU can
+    hold, a tile no register file can hold); by default it goes to Python's warnings.
+    """
     import triton
     from triton.compiler import ASTSource
 
     config = config or resolve_config(spec)
+    warn = warn or _python_warning
+    for message in shape_warnings(spec, config):
+        warn(message)
     hits = []
     with _quiet_triton():
         signature, constexprs, attrs, options, readable = specialize(spec, target, config)
@@ -216,7 +225,7 @@ def compile_kernel(spec: KernelSpec, target: Target, config: Config | None = Non
     if kernel is not None:
         hits.append(True)
     else:
-        with _quiet_triton(), _listen_for_cache_hits(hits):
+        with _quiet_triton(), _listen_for_cache_hits(hits), _watch_tiles(target, config, warn):
             try:
                 kernel = triton.compile(src, target=target.gpu_target(), options=options.__dict__)
             except Exception as e:
@@ -226,6 +235,86 @@ def compile_kernel(spec: KernelSpec, target: Target, config: Config | None = Non
     seconds = time.perf_counter() - start
     return Compiled(spec=spec, target=target, config=config, kernel=kernel, specialization=readable,
                     options=_plain(options.__dict__), compile_seconds=seconds, cache_hit=bool(hits and hits[-1]))
+
+
+class PlaygroundWarning(UserWarning):
+    pass
+
+
+def _python_warning(message: str) -> None:
+    warnings.warn(message, PlaygroundWarning, stacklevel=3)
+
+
+def shape_warnings(spec: KernelSpec, config: Config) -> list[str]:
+    """A problem larger than the memory of every GPU in the device table can still be compiled
+    (the binary does not depend on it), but it cannot run anywhere: say so."""
+    from . import devices
+    from .spec import DTYPE_BYTES
+    from .units import size
+    needed = sum(math.prod(t.dims(config.shape)) * DTYPE_BYTES[spec.tensor_dtype(n, config.dtype)]
+                 for n, t in spec.tensors.items())
+    largest = max(devices.DEVICES.values(), key=lambda d: d.memory_bytes)
+    if needed <= largest.memory_bytes:
+        return []
+    return [f"at this shape the tensors take {size(needed)}; no GPU in the device table has that much memory "
+            f"(the most is {size(largest.memory_bytes)}, {largest.name})"]
+
+
+# The most register storage one thread has on any target in the device table: 512 VGPRs x 4 bytes
+# per lane on CDNA (gfx90a+), against 255 x 4 on NVIDIA. A single tensor value larger than this per
+# thread spills on every GPU, and compiling it (LLVM, then ptxas) can take many minutes.
+MAX_REGISTER_BYTES_PER_THREAD = 512 * 4
+_TENSOR_TYPE = re.compile(r"tensor<((?:\d+x)+)(!tt\.ptr|[a-z]+\d*)")
+_ELEMENT_BYTES = {"!tt.ptr": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8,
+                  "f8E4M3FN": 1, "f8E5M2": 1}
+
+
+def tile_warnings(ttgir: str, threads: int) -> list[str]:
+    """Register-resident tensors (the TTGIR's `tensor<...>` values) too big for any register file."""
+    worst = None
+    for m in _TENSOR_TYPE.finditer(ttgir):
+        elements = math.prod(int(d) for d in m.group(1).rstrip("x").split("x"))
+        per_thread = elements * _ELEMENT_BYTES.get(m.group(2), 4) // max(threads, 1)
+        if worst is None or per_thread > worst[0]:
+            worst = (per_thread, m.group(0) + ">")
+    if worst is None or worst[0] <= MAX_REGISTER_BYTES_PER_THREAD:
+        return []
+    return [f"the tile {worst[1]} needs {worst[0]:,} bytes of registers per thread ({threads} threads); no GPU "
+            f"holds more than {MAX_REGISTER_BYTES_PER_THREAD:,}, so it will spill heavily and ptxas may take "
+            f"minutes (--timeout stops it)"]
+
+
+@contextlib.contextmanager
+def _watch_tiles(target: Target, config: Config, warn):
+    """Read the TTGIR as Triton's pipeline makes it, before LLVM and ptxas run, for tile_warnings.
+
+    Only observes: the stage's output, the cache key and every artefact are unchanged (the wrapper
+    is installed on the backend class for this compile, not through Triton's inspection hook, which
+    would change the cache key).
+    """
+    from triton.compiler import make_backend
+    cls = type(make_backend(target.gpu_target()))
+    original = cls.add_stages
+    threads = config.num_warps * target.warp_size
+
+    def add_stages(self, stages, *args, **kwargs):
+        original(self, stages, *args, **kwargs)
+        make_ttgir = stages.get("ttgir")
+        if make_ttgir is None:
+            return
+
+        def ttgir(src, metadata):
+            module = make_ttgir(src, metadata)
+            for message in tile_warnings(str(module), threads):
+                warn(message)
+            return module
+        stages["ttgir"] = ttgir
+
+    cls.add_stages = add_stages
+    try:
+        yield
+    finally:
+        cls.add_stages = original
 
 
 @contextlib.contextmanager

@@ -69,6 +69,7 @@ class Device:
     mem_bandwidth_gbs: float = 0.0   # DRAM/HBM, GB/s (1e9 bytes)
     l2_bytes: int = 0
     clock_ghz: float = 0.0           # boost clock the peaks assume
+    memory_bytes: int = 0            # DRAM/HBM capacity (datasheet, decimal GB)
 
     @property
     def is_nvidia(self) -> bool:
@@ -76,7 +77,7 @@ class Device:
 
 
 def _nvidia(target, name, num_sms, *, threads_per_sm, blocks_per_sm, shared_per_sm_kb, optin_kb,
-            peak_tflops, mem_bandwidth_gbs, l2_bytes, clock_ghz) -> Device:
+            peak_tflops, mem_bandwidth_gbs, l2_bytes, clock_ghz, memory_gb) -> Device:
     """The fields every sm_80+ part shares, plus the ones the compute capability sets."""
     return Device(
         target=target, name=name, vendor="nvidia", num_sms=num_sms,
@@ -95,10 +96,15 @@ def _nvidia(target, name, num_sms, *, threads_per_sm, blocks_per_sm, shared_per_
         shared_per_block_optin=optin_kb * KB,
         shared_reserved_per_block=1 * KB,    # CUDA Guide table: "shared memory reserved by CUDA per block 1 KB" (8.0+)
         shared_alloc_unit=128,               # cuda_occupancy.h cudaOccSMemAllocationGranularity: 128 B (8.x+)
-        peak_tflops=peak_tflops, mem_bandwidth_gbs=mem_bandwidth_gbs, l2_bytes=l2_bytes, clock_ghz=clock_ghz)
+        peak_tflops=peak_tflops, mem_bandwidth_gbs=mem_bandwidth_gbs, l2_bytes=l2_bytes, clock_ghz=clock_ghz,
+        memory_bytes=memory_gb * GB)
 
 
+GB = 1000 ** 3      # memory capacities are sold in decimal gigabytes
 DEVICES = {
+    # Memory capacities, per GPU, from the same datasheets as the peaks: A100 SXM4 80 GB, RTX 3090 24 GB,
+    # RTX 4090 24 GB, H100 SXM5 80 GB, HGX B200 180 GB per GPU (1,440 GB / 8), RTX 5090 32 GB;
+    # MI250X 128 GB (64 GB per GCD), MI300X 192 GB, MI355X 288 GB, RX 7900 XTX 24 GB.
     # Compute capability 8.0 (CUDA Guide table): 2048 threads and 32 blocks per SM; 164 KB shared per SM,
     # 163 KB per block opted in.
     # NVIDIA A100 datasheet (SXM4 80GB) and Ampere GA100 white paper: 108 SMs, 1410 MHz boost, 2039 GB/s,
@@ -106,7 +112,7 @@ DEVICES = {
     "sm_80": _nvidia("sm_80", "A100 SXM4 80GB", 108, threads_per_sm=2048, blocks_per_sm=32,
                      shared_per_sm_kb=164, optin_kb=163,
                      peak_tflops={"fp32": 19.5, "tf32": 156.0, "fp16": 312.0, "bf16": 312.0},
-                     mem_bandwidth_gbs=2039.0, l2_bytes=40 * MB, clock_ghz=1.41),
+                     mem_bandwidth_gbs=2039.0, l2_bytes=40 * MB, clock_ghz=1.41, memory_gb=80),
     # Compute capability 8.6 (CUDA Guide table): 1536 threads and 16 blocks per SM; 100 KB shared per SM,
     # 99 KB per block.
     # NVIDIA Ampere GA102 white paper, appendix table (GeForce RTX 3090): 82 SMs, 1695 MHz boost, 936 GB/s,
@@ -115,7 +121,7 @@ DEVICES = {
     "sm_86": _nvidia("sm_86", "GeForce RTX 3090", 82, threads_per_sm=1536, blocks_per_sm=16,
                      shared_per_sm_kb=100, optin_kb=99,
                      peak_tflops={"fp32": 35.6, "tf32": 35.6, "fp16": 71.0, "bf16": 71.0},
-                     mem_bandwidth_gbs=936.0, l2_bytes=6 * MB, clock_ghz=1.695),
+                     mem_bandwidth_gbs=936.0, l2_bytes=6 * MB, clock_ghz=1.695, memory_gb=24),
     # Compute capability 8.9 (CUDA Guide table): 1536 threads and 24 blocks per SM; 100 KB shared per SM,
     # 99 KB per block.
     # NVIDIA Ada GPU Architecture white paper, appendix table (GeForce RTX 4090): 128 SMs, 2520 MHz boost,
@@ -124,7 +130,7 @@ DEVICES = {
     "sm_89": _nvidia("sm_89", "GeForce RTX 4090", 128, threads_per_sm=1536, blocks_per_sm=24,
                      shared_per_sm_kb=100, optin_kb=99,
                      peak_tflops={"fp32": 82.6, "tf32": 82.6, "fp16": 165.2, "bf16": 165.2, "fp8": 330.3},
-                     mem_bandwidth_gbs=1008.0, l2_bytes=72 * MB, clock_ghz=2.52),
+                     mem_bandwidth_gbs=1008.0, l2_bytes=72 * MB, clock_ghz=2.52, memory_gb=24),
     # Compute capability 9.0 (CUDA Guide table): 2048 threads and 32 blocks per SM; 228 KB shared per SM,
     # 227 KB per block.
     # NVIDIA H100 datasheet (SXM5 80GB; the datasheet quotes sparse tensor numbers, halved here) and Hopper
@@ -133,7 +139,7 @@ DEVICES = {
     "sm_90": _nvidia("sm_90", "H100 SXM5 80GB", 132, threads_per_sm=2048, blocks_per_sm=32,
                      shared_per_sm_kb=228, optin_kb=227,
                      peak_tflops={"fp32": 66.9, "tf32": 494.7, "fp16": 989.4, "bf16": 989.4, "fp8": 1978.9},
-                     mem_bandwidth_gbs=3352.0, l2_bytes=50 * MB, clock_ghz=1.98),
+                     mem_bandwidth_gbs=3352.0, l2_bytes=50 * MB, clock_ghz=1.98, memory_gb=80),
     # Compute capability 10.0 (CUDA Guide table): 2048 threads and 32 blocks per SM; 228 KB shared per SM,
     # 227 KB per block.
     # NVIDIA HGX B200 datasheet, per GPU (the 8-GPU figures / 8, sparse tensor figures halved): FP32 75,
@@ -143,20 +149,22 @@ DEVICES = {
     "sm_100": _nvidia("sm_100", "B200", 148, threads_per_sm=2048, blocks_per_sm=32,
                       shared_per_sm_kb=228, optin_kb=227,
                       peak_tflops={"fp32": 75.0, "tf32": 1125.0, "fp16": 2250.0, "bf16": 2250.0, "fp8": 4500.0},
-                      mem_bandwidth_gbs=8000.0, l2_bytes=126 * MB, clock_ghz=1.98),
-    # Compute capability 12.0 (CUDA Guide table): 1536 threads and 32 blocks per SM; 100 KB shared per SM,
-    # 99 KB per block.
+                      mem_bandwidth_gbs=8000.0, l2_bytes=126 * MB, clock_ghz=1.98, memory_gb=180),
+    # Compute capability 12.0 (CUDA Guide table): 1536 threads per SM; 100 KB shared per SM, 99 KB per block.
+    # Blocks per SM: 24, as cuda_occupancy.h (CUDA 13.0, cudaOccMaxBlocksPerMultiprocessor, `case 12`)
+    # says; the occupancy API is what a launch is held to, so it wins over a table that says 32.
     # NVIDIA RTX Blackwell GPU Architecture white paper, appendix table (GeForce RTX 5090): 170 SMs, 2407 MHz
     # boost, 1792 GB/s, 96 MB L2; FP32 104.8; tensor with FP32 accumulate: TF32 104.8, FP16/BF16 209.5,
     # FP8 419 TFLOPS dense.
-    "sm_120": _nvidia("sm_120", "GeForce RTX 5090", 170, threads_per_sm=1536, blocks_per_sm=32,
+    "sm_120": _nvidia("sm_120", "GeForce RTX 5090", 170, threads_per_sm=1536, blocks_per_sm=24,
                       shared_per_sm_kb=100, optin_kb=99,
                       peak_tflops={"fp32": 104.8, "tf32": 104.8, "fp16": 209.5, "bf16": 209.5, "fp8": 419.0},
-                      mem_bandwidth_gbs=1792.0, l2_bytes=96 * MB, clock_ghz=2.407),
+                      mem_bandwidth_gbs=1792.0, l2_bytes=96 * MB, clock_ghz=2.407, memory_gb=32),
 }
 
 
-def _cdna(target, name, num_sms, *, lds_per_cu, peak_tflops, mem_bandwidth_gbs, l2_bytes, clock_ghz) -> Device:
+def _cdna(target, name, num_sms, *, lds_per_cu, peak_tflops, mem_bandwidth_gbs, l2_bytes, clock_ghz,
+          memory_gb) -> Device:
     """CDNA2/3/4 (gfx90a, gfx942, gfx950): 4 SIMDs a CU, wave64, a unified 512-entry VGPR+AGPR file."""
     return Device(
         target=target, name=name, vendor="amd", num_sms=num_sms,
@@ -178,7 +186,8 @@ def _cdna(target, name, num_sms, *, lds_per_cu, peak_tflops, mem_bandwidth_gbs, 
         lds_per_workgroup=lds_per_cu,        # a workgroup may take a CU's whole LDS
         lds_alloc_unit=512,                  # LLVM AMDGPUUsage, COMPUTE_PGM_RSRC2.LDS_SIZE: GFX7+ in 128-dword blocks
         max_workgroups_per_cu=16,
-        peak_tflops=peak_tflops, mem_bandwidth_gbs=mem_bandwidth_gbs, l2_bytes=l2_bytes, clock_ghz=clock_ghz)
+        peak_tflops=peak_tflops, mem_bandwidth_gbs=mem_bandwidth_gbs, l2_bytes=l2_bytes, clock_ghz=clock_ghz,
+        memory_bytes=memory_gb * GB)
 
 
 DEVICES.update({
@@ -187,19 +196,19 @@ DEVICES.update({
     # GCD: 110 CUs, half the peaks and bandwidth. CDNA2 has no TF32 or FP8 matrix instructions.
     "gfx90a": _cdna("gfx90a", "Instinct MI250X (one GCD)", 110, lds_per_cu=64 * KB,   # CDNA2 ISA: 64 KB LDS per CU
                     peak_tflops={"fp32": 23.95, "fp16": 191.5, "bf16": 191.5},
-                    mem_bandwidth_gbs=1638.4, l2_bytes=8 * MB, clock_ghz=1.7),
+                    mem_bandwidth_gbs=1638.4, l2_bytes=8 * MB, clock_ghz=1.7, memory_gb=64),
     # AMD Instinct MI300X datasheet: 304 CUs, 2100 MHz peak engine clock, 5.3 TB/s; FP32 vector 163.4,
     # TF32 653.7, FP16/BF16 1307.4, FP8 2614.9 TFLOPS dense. CDNA3 white paper: 4 MB L2 per XCD, 8 XCDs
     # (and a 256 MB Infinity Cache beyond it, not counted here).
     "gfx942": _cdna("gfx942", "Instinct MI300X", 304, lds_per_cu=64 * KB,             # CDNA3 ISA: 64 KB LDS per CU
                     peak_tflops={"fp32": 163.4, "tf32": 653.7, "fp16": 1307.4, "bf16": 1307.4, "fp8": 2614.9},
-                    mem_bandwidth_gbs=5300.0, l2_bytes=32 * MB, clock_ghz=2.1),
+                    mem_bandwidth_gbs=5300.0, l2_bytes=32 * MB, clock_ghz=2.1, memory_gb=192),
     # AMD Instinct MI355X datasheet: 256 CUs, 2400 MHz, 8 TB/s; FP32 vector 157.3, FP16/BF16 2516.6,
     # FP8 5033.2 TFLOPS dense. CDNA4 white paper: 160 KB LDS per CU, 4 MB L2 per XCD, 8 XCDs. CDNA4 drops
     # the xf32 (TF32) matrix instructions, so there is no tf32 peak.
     "gfx950": _cdna("gfx950", "Instinct MI355X", 256, lds_per_cu=160 * KB,  # LLVM AMDGPU: FeatureLocalMemorySize163840
                     peak_tflops={"fp32": 157.3, "fp16": 2516.6, "bf16": 2516.6, "fp8": 5033.2},
-                    mem_bandwidth_gbs=8000.0, l2_bytes=32 * MB, clock_ghz=2.4),
+                    mem_bandwidth_gbs=8000.0, l2_bytes=32 * MB, clock_ghz=2.4, memory_gb=288),
     # RDNA3 (gfx1100), wave32 as Triton compiles for it. Work-groups run in WGP mode (LLVM's default): a
     # work-group's waves share a WGP, two CUs with 4 SIMDs and 128 KB of LDS between them, so the "SM" here
     # is a WGP. AMD Radeon RX 7900 XTX spec page: 96 CUs (48 WGPs), 2500 MHz boost, 960 GB/s, 6 MB L2;
@@ -222,7 +231,7 @@ DEVICES.update({
         lds_alloc_unit=512,                  # LLVM AMDGPUUsage, COMPUTE_PGM_RSRC2.LDS_SIZE: 128-dword blocks
         max_workgroups_per_cu=32,
         peak_tflops={"fp32": 61.4, "fp16": 122.8, "bf16": 122.8},
-        mem_bandwidth_gbs=960.0, l2_bytes=6 * MB, clock_ghz=2.5),
+        mem_bandwidth_gbs=960.0, l2_bytes=6 * MB, clock_ghz=2.5, memory_bytes=24 * GB),
 })
 
 

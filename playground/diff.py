@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from .errors import UserError
+from .params import split_items
 from .units import kib, pct
 
 # Keys a variant may set besides meta-parameters and problem dimensions.
@@ -42,15 +43,16 @@ class Variant:
 def parse_variant(text: str, base: Variant, flag: str = "--a") -> Variant:
     """`target=sm_80,num_warps=8,BLOCK_SIZE_M=64` on top of `base`."""
     from . import params, registry
-    items = [i.strip() for i in (text or "").split(",") if i.strip()]
-    pairs = []
-    for item in items:
+    given: dict = {}
+    for item in params.split_items(text):
         key, eq, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if not eq or not key or not value:
             raise UserError(f"{flag} '{item}': expected NAME=VALUE, as in {flag} target=sm_80")
-        pairs.append((key, value))
-    variant = replace(base, meta=dict(base.meta), shape=dict(base.shape), text=text or "")
+        params.merge(given, key, value, flag)
+    pairs = list(given.items())
+    text = ",".join(f"{k}={v}" for k, v in pairs)
+    variant = replace(base, meta=dict(base.meta), shape=dict(base.shape), text=text)
     # The kernel first: the other names are checked against the kernel this side compiles.
     for key, value in pairs:
         if key == "kernel":
@@ -167,11 +169,11 @@ class Comparison:
         return not self.diff
 
 
-def compare(kernel: str, a: str, b: str, stage: str = "ptx", target: str | None = None, meta: dict | None = None,
+def compare(kernel: str, a: str | tuple, b: str | tuple, stage: str = "ptx", target: str | None = None, meta: dict | None = None,
             num_warps: int | None = None, num_stages: int | None = None, shape: dict | None = None,
             dtype: str | None = None, raw: bool = False, context: int = 3) -> Comparison:
     """Compile both variants and compare their figures and one stage."""
-    if not (a or "").strip() and not (b or "").strip():
+    if not split_items(a) and not split_items(b):
         raise UserError("say what differs: --a and --b, e.g. --a target=sm_80 --b target=sm_90")
     if context < 0:
         raise UserError(f"--context {context}: must be 0 or more lines")

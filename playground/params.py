@@ -2,21 +2,39 @@
 from __future__ import annotations
 
 import difflib
+from typing import Iterable
 
 from .errors import UserError
 from .spec import DTYPE_BYTES, KernelSpec
 
 
-def parse_assignments(text: str | None, flag: str) -> dict:
-    """'A=1,B=2' -> {'A': 1, 'B': 2}; values are ints, floats, or True/False."""
+def parse_assignments(text: str | Iterable[str] | None, flag: str) -> dict:
+    """'A=1,B=2' -> {'A': 1, 'B': 2}; values are ints, floats, or True/False.
+
+    An option given several times (`--shape M=128 --shape N=64`) arrives as a tuple of strings
+    and merges; a name given twice with different values is an error, not a silent override.
+    """
     result = {}
-    for item in filter(None, (text or "").split(",")):
+    for item in split_items(text):
         key, eq, raw = item.partition("=")
         key, raw = key.strip(), raw.strip()
         if not eq or not key or not raw:
             raise UserError(f"{flag} '{item}': expected NAME=VALUE, as in {flag} BLOCK_SIZE=1024")
-        result[key] = _number(raw, f"{flag} {key}")
+        merge(result, key, _number(raw, f"{flag} {key}"), flag)
     return result
+
+
+def split_items(text: str | Iterable[str] | None) -> list[str]:
+    """The comma-separated items of one option's value, or of every time it was given."""
+    texts = [text] if isinstance(text, str) or text is None else list(text)
+    return [item.strip() for t in texts for item in (t or "").split(",") if item.strip()]
+
+
+def merge(into: dict, key: str, value, flag: str) -> None:
+    """Set into[key] = value; the same key twice must agree."""
+    if key in into and into[key] != value:
+        raise UserError(f"{flag} {key}: given twice, as {into[key]} and {value}; say it once")
+    into[key] = value
 
 
 def _number(raw: str, what: str):

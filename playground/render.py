@@ -14,9 +14,10 @@ from .units import kib
 
 
 def use_color(no_color: bool = False, stream=None) -> bool:
-    """Colour only on a terminal, and never when --no-color or NO_COLOR (https://no-color.org) says no."""
+    """Colour only on a terminal, and never when --no-color or NO_COLOR says no (https://no-color.org:
+    a NO_COLOR that is present and not empty)."""
     stream = stream or sys.stdout
-    return not no_color and "NO_COLOR" not in os.environ and hasattr(stream, "isatty") and stream.isatty()
+    return not no_color and not os.environ.get("NO_COLOR") and hasattr(stream, "isatty") and stream.isatty()
 
 
 def highlight(text: str, stage: str, color: bool) -> str:
@@ -158,7 +159,10 @@ def write_out(c: Compiled, directory: str, stages: list[str], force: bool = Fals
     if out.exists() and not out.is_dir():
         raise UserError(f"--out {directory}: exists and is not a directory")
     manifest_path = out / MANIFEST
-    manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    try:
+        manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
+    except (OSError, ValueError):
+        manifest = {}       # unreadable: every existing file counts as not ours
     files = {STAGE_FILES[s]: c.stage(s) for s in stages}
     files["summary.json"] = json.dumps(summary(c), indent=2, default=str) + "\n"
     if not force:
@@ -167,14 +171,17 @@ def write_out(c: Compiled, directory: str, stages: list[str], force: bool = Fals
         if foreign:
             raise UserError(f"--out {directory}: would overwrite {', '.join(foreign)}, which playground did not "
                             f"write (or which changed since); use --force to replace")
-    out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name, content in files.items():
-        data = content if isinstance(content, bytes) else content.encode()
-        (out / name).write_bytes(data)
-        manifest[name] = _digest(data)
-        written.append(out / name)
-    manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name, content in files.items():
+            data = content if isinstance(content, bytes) else content.encode()
+            (out / name).write_bytes(data)
+            manifest[name] = _digest(data)
+            written.append(out / name)
+        manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+    except OSError as e:     # read-only, full, no permission: the user's directory, so bad input
+        raise UserError(f"--out {directory}: cannot write {e.filename or directory}: {e.strerror or e}") from e
     return written
 
 

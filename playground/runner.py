@@ -84,11 +84,15 @@ def _env_true(value) -> bool:
     return str(value).lower() in ("1", "true", "yes", "on")
 
 
-def call(function: str, where: str, **kwargs):
-    """Call `module:function(**kwargs)` where kernels can run in mode `where`: here, or in the worker."""
+def call(function: str, where: str, *, time_limit: float | None = None, **kwargs):
+    """Call `module:function(**kwargs)` where kernels can run in mode `where`: here, or in the worker.
+
+    `time_limit` (seconds) holds for the worker: past it the worker is killed and TimedOutInWorker
+    raised. A kernel running here, on a GPU, cannot be stopped mid-launch, so there it does not apply.
+    """
     if where == CUDA or interpreting_here():
         return _resolve(function)(**kwargs)
-    return _worker().call(function, kwargs)
+    return _worker().call(function, kwargs, time_limit)
 
 
 def _resolve(function: str):
@@ -111,6 +115,10 @@ class WorkerDied(KernelFailure):
     pass
 
 
+class TimedOutInWorker(WorkerDied):
+    pass
+
+
 class _RemoteTraceback(Exception):
     def __str__(self):
         return "\n" + self.args[0]
@@ -128,10 +136,15 @@ class _Worker:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def call(self, function: str, kwargs: dict):
+    def call(self, function: str, kwargs: dict, time_limit: float | None = None):
+        import select
         try:
             pickle.dump((function, kwargs), self.proc.stdin)
             self.proc.stdin.flush()
+            if time_limit is not None and not select.select([self.proc.stdout], [], [], time_limit)[0]:
+                self.proc.kill()
+                self.proc.wait()
+                raise TimedOutInWorker(f"still running after {time_limit:g} s: stopped (--timeout)")
             status, payload, remote_tb = pickle.load(self.proc.stdout)
         except (EOFError, BrokenPipeError, pickle.UnpicklingError):
             code = self.proc.wait()
@@ -178,6 +191,8 @@ def _stop_worker():
 
 def serve():
     """The worker's loop: answer (function, kwargs) pickles until stdin closes."""
+    from .lifecycle import die_with_parent
+    die_with_parent()
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)          # anything the kernel prints goes to stderr, not into the pickles
     requests = sys.stdin.buffer
@@ -243,8 +258,45 @@ def require_torch(command: str) -> None:
                         f"pip install -e '.[torch]' (or keep the torch your project pins)")
 
 
+def case_bytes(spec: KernelSpec, shape: dict, layout: dict, dtype: str) -> int:
+    """The memory one case needs, at least: each tensor's guarded allocation, the inputs' seeded
+    values (made on the CPU, then copied), and the fp64 copies the reference computes on."""
+    from .spec import DTYPE_BYTES
+    total = 0
+    for name, t in spec.tensors.items():
+        dims = t.dims(shape)
+        pad = _pad_for(layout.get("pad", 0), name) if len(dims) == 2 else 0
+        rows = math.prod(dims[:-1]) if dims else 1
+        elements = math.prod(dims) + rows * pad if dims else 1
+        size = DTYPE_BYTES[spec.tensor_dtype(name, dtype)]
+        total += (elements + 2 * GUARD) * size
+        total += math.prod(dims) * (8 + (0 if t.output else size))
+    return total
+
+
+def available_memory(device: str) -> int:
+    """Bytes free for tensors: the GPU's free memory, or the machine's available RAM for the CPU."""
+    if device == "cuda":
+        import torch
+        return torch.cuda.mem_get_info()[0]
+    import psutil
+    return psutil.virtual_memory().available
+
+
+def require_memory(spec: KernelSpec, shape: dict, layout: dict, dtype: str, device: str) -> None:
+    """Refuse, in one line, a case that cannot fit, before allocating anything."""
+    from .units import size
+    needed, free = case_bytes(spec, shape, layout, dtype), available_memory(device)
+    if needed > free:
+        where = "free on the GPU" if device == "cuda" else "available on this machine"
+        dims = ", ".join(f"{k}={v}" for k, v in shape.items())
+        raise UserError(f"{spec.name} at {dims}: the case needs {size(needed)} (tensors, guards and the fp64 "
+                        f"reference), and {size(free)} is {where}")
+
+
 def allocate(spec: KernelSpec, shape: dict, layout: dict, dtype: str, seed: int, device: str) -> dict:
     """Every tensor of the spec at `shape`: inputs seeded and filled, outputs full of sentinels."""
+    require_memory(spec, shape, layout, dtype, device)
     transposed = set(_names(layout.get("transpose", [])))
     for name in transposed:
         if name not in spec.tensors or len(spec.tensors[name].shape) != 2:

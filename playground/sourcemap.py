@@ -285,22 +285,30 @@ def interleave(stage: str, text: str, kernel_file: str, first_line: int, last_li
     """Python lines first_line..last_line, each followed by the stage lines generated from it.
 
     Lines of the stage with no location (declarations, labels, directives) are gathered in a
-    final group with `line=None`, so nothing is dropped.
+    final group with `line=None`, so nothing is dropped. Triton files a kernel's prologue and its
+    return (`tt.return`, `ret;`, `EXIT`) under the `def` line: what comes after the body in the
+    stage is shown after the body, in a group of its own.
     """
     source = Path(kernel_file).read_text().splitlines()
     groups = {n: SourceGroup(n, source[n - 1] if n <= len(source) else "") for n in range(first_line, last_line + 1)}
     unplaced = SourceGroup(None, "")
+    ending = SourceGroup(first_line, END_OF_KERNEL)
     located = locate(stage, text, ptx)
     recorded_as = _recorded_path(located, kernel_file)
+    in_body = False
     for stage_line, frames in located:
         line = attribute(frames, recorded_as) if frames else None
         if line is not None and line not in groups:
             groups[line] = SourceGroup(line, source[line - 1] if 0 < line <= len(source) else "")
-        target = groups[line] if line is not None else unplaced
+        in_body = in_body or (line is not None and line != first_line)
+        target = unplaced if line is None else ending if line == first_line and in_body else groups[line]
         if stage_line.strip():
             target.stage_lines.append(stage_line)
     ordered = [groups[n] for n in sorted(groups)]
-    return ordered + ([unplaced] if unplaced.stage_lines else [])
+    return ordered + [g for g in (ending, unplaced) if g.stage_lines]
+
+
+END_OF_KERNEL = "# the kernel's end: its return, filed under the def line"
 
 
 def _recorded_path(located, kernel_file: str) -> str:

@@ -5,14 +5,12 @@ Each config is compiled through the usual pipeline (so a row's figures are those
 artefact), occupancy and whether it can launch at all (`playground.occupancy`), and the
 modelled time at a problem shape (`playground.roofline`).
 
-Compiles run in worker processes (spawned: a clean interpreter, no forked Triton state).
-Triton's on-disk cache is shared between them; it writes every file to a temporary name and
-renames it into place, so two processes compiling the same kernel at once both end with a
-whole entry. Before starting any worker, the parent looks each config up in the cache:
-a rerun of a sweep never spawns a process. A config whose compile raises is that config's
-failure. A worker that dies (a crash inside the compiler) breaks the pool; no more configs
-are in flight than there are workers, so only those few are run again, one per process, to
-name the one that died, and a fresh pool takes the rest.
+Compiles run in a pebble process pool (spawned workers: a clean interpreter, no forked Triton
+state). Triton's on-disk cache is shared between them; it writes every file to a temporary name
+and renames it into place, so two processes compiling the same kernel at once both end with a
+whole entry. Before starting any worker, the parent looks each config up in the cache: a rerun
+of a sweep never spawns a process. A config whose compile raises, that kills its worker, or that
+runs past --timeout is that config's failure alone; pebble replaces the worker.
 """
 from __future__ import annotations
 
@@ -21,10 +19,9 @@ import csv
 import io
 import itertools
 import os
-import threading
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, ThreadPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import FIRST_COMPLETED, wait
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,14 +47,15 @@ def parse_ranges(items: list[str] | tuple[str, ...] | str | None) -> dict[str, l
             name, eq, values = part.partition("=")
             if not eq or not name or not values.strip(","):
                 raise UserError(f"--meta '{part}': expected NAME=V1,V2,..., as in --meta BLOCK_SIZE_M=64,128")
-            if name in ranges:
-                raise UserError(f"--meta {name}: given twice")
-            ranges[name] = []
+            listed = []
             for value in filter(None, values.split(",")):
                 if ".." in value:
-                    ranges[name] += _doubling(name, value)
+                    listed += _doubling(name, value)
                 else:
-                    ranges[name].append(params.parse_assignments(f"{name}={value}", "--meta")[name])
+                    listed.append(params.parse_assignments(f"{name}={value}", "--meta")[name])
+            if name in ranges and ranges[name] != listed:
+                raise UserError(f"--meta {name}: given twice, as {ranges[name]} and {listed}; say it once")
+            ranges[name] = listed
     return ranges
 
 
@@ -162,7 +160,9 @@ def _failure(error: str) -> dict:
 # ---- workers ----
 
 def _warm_worker() -> None:
-    """Import the compile path once per worker, not once per config."""
+    """In each worker, once: die with the parent, and import the compile path before the first config."""
+    from .lifecycle import die_with_parent
+    die_with_parent()
     import triton.compiler  # noqa: F401
 
     from . import compiler, resources  # noqa: F401
@@ -181,19 +181,9 @@ def _work(task: dict) -> dict:
         return _failure(_one_line(e))
 
 
-def _isolated_main(task: dict, conn) -> None:
-    conn.send(_work(task))
-    conn.close()
-
-
 def _one_line(e: BaseException) -> str:
     text = " ".join(str(e).split())
     return text if isinstance(e, (UserError, KernelFailure)) and text else f"{type(e).__name__}: {text}"
-
-
-def _context():
-    import multiprocessing
-    return multiprocessing.get_context("spawn")
 
 
 @contextlib.contextmanager
@@ -202,7 +192,8 @@ def _main_not_rerun():
 
     A spawned child normally re-imports the parent's `__main__` file, which, in a script
     without an `if __name__ == "__main__":` guard, would start the sweep again. The workers
-    need nothing from that script: while they start, they see a `__main__` with no file.
+    need nothing from that script: while the pool lives (it starts replacement workers at any
+    time), they see a `__main__` with no file.
     """
     import sys
     import types
@@ -228,11 +219,21 @@ class Sweep:
     configs: list[dict]
     rows: list[dict]
     seconds: float
-    compiled: int = 0         # configs that went to a worker
+    compiled: int = 0         # configs compiled in a worker, successfully
+    cached: int = 0           # configs the parent read from the cache, without a worker
+    failed: int = 0           # configs that failed: rejected before compiling, or failed compiling
+    rejected: int = 0         # of those, configs that are not valid input (a num_warps of 3, say)
     workers: int = 0          # worker processes started
 
     def by_target(self, target: str) -> list[dict]:
         return [r for r in self.rows if r["target"] == target]
+
+    @property
+    def exit_code(self) -> int:
+        """0 when any config compiled; 2 when every config was invalid input; 1 when they all failed."""
+        if any(r["status"] == "ok" for r in self.rows):
+            return 0
+        return 2 if self.rejected == len(self.rows) else 1
 
 
 def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape: dict | None = None,
@@ -268,13 +269,15 @@ def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape:
     tasks = [{"index": i, "kernel": kernel, "target": t.name, "config": cfg, "shape": shape, "dtype": dtype,
               "num_sms": num_sms} for i, (t, cfg) in enumerate(itertools.product(tgts, configs))]
     rows: list[dict | None] = [None] * len(tasks)
+    origins: list[str] = [""] * len(tasks)
     done = 0
     if on_row:
         on_row(0, len(tasks), None)
 
-    def finish(task, result):
+    def finish(task, result, origin="compiled"):
         nonlocal done
         rows[task["index"]] = {"target": task["target"], "config": task["config"], **result}
+        origins[task["index"]] = origin if result["status"] == "ok" or origin == "rejected" else "failed"
         done += 1
         if on_row:
             on_row(done, len(tasks), rows[task["index"]])
@@ -287,14 +290,14 @@ def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape:
         try:
             cfg = compiler.resolve_config(spec, meta, warps, stages, shape, dtype)
         except UserError as e:
-            finish(task, _failure(str(e)))
+            finish(task, _failure(str(e)), "rejected")
             continue
         if _is_cached(spec, by_name[task["target"]], cfg):
             try:
                 result = row(spec, by_name[task["target"]], task["config"], shape, dtype, num_sms)
             except Exception as e:
                 result = _failure(_one_line(e))
-            finish(task, result)
+            finish(task, result, "cache")
         else:
             misses.append(task)
 
@@ -302,7 +305,9 @@ def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape:
     if misses:
         _in_workers(misses, workers, finish, timeout)
     result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.name for t in tgts], configs=configs,
-                   rows=rows, seconds=time.perf_counter() - start, compiled=len(misses), workers=workers)
+                   rows=rows, seconds=time.perf_counter() - start, compiled=origins.count("compiled"),
+                   cached=origins.count("cache"), failed=origins.count("failed") + origins.count("rejected"),
+                   rejected=origins.count("rejected"), workers=workers)
     rank(result.rows)
     return result
 
@@ -340,90 +345,45 @@ def _is_cached(spec, target, cfg) -> bool:
 
 
 def _in_workers(tasks: list[dict], workers: int, finish, timeout: float | None = None) -> None:
-    """Run tasks in a pool of `workers` processes, never more tasks in flight than workers.
+    """Run tasks in a pebble process pool of `workers` spawned processes.
 
-    So when a worker dies and takes the pool down, the configs that might have killed it are
-    just those in flight: each is run again alone (`_one_per_process`) to find the one that
-    died, and a fresh pool takes the rest. A config still compiling after `timeout` seconds is
-    that config's failure; the pool is killed with it (a running task cannot be cancelled), and
-    the others that were in flight run again.
+    pebble gives each task its own time limit and reports a worker that died as that task's
+    failure (ProcessExpired), replacing the worker; so a crash or a hang fails one config and the
+    others go on. If this is interrupted (Ctrl-C, SIGTERM), the pool is stopped, its workers killed.
     """
-    queue = list(reversed(tasks))
-    while queue:
-        suspects = []
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=_context(), initializer=_warm_worker)
+    import multiprocessing
+
+    from pebble import ProcessExpired, ProcessPool
+    with _main_not_rerun():
+        pool = ProcessPool(max_workers=workers, initializer=_warm_worker,
+                           context=multiprocessing.get_context("spawn"))
         try:
-            in_flight = {}   # future -> (task, deadline)
-            while queue or in_flight:
-                while queue and len(in_flight) < workers and not suspects:
-                    task = queue.pop()
-                    with _main_not_rerun():
-                        future = pool.submit(_work, task)
-                    in_flight[future] = (task, time.monotonic() + timeout if timeout else None)
-                if not in_flight:
-                    break
-                deadlines = [d for _, d in in_flight.values() if d is not None]
-                wait_for = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
-                finished, _ = wait(in_flight, timeout=wait_for, return_when=FIRST_COMPLETED)
-                for f in finished:
-                    task, _ = in_flight.pop(f)
+            futures = {pool.schedule(_work, args=(task,), timeout=timeout): task for task in tasks}
+            pending = set(futures)
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in sorted(done, key=lambda f: futures[f]["index"]):
+                    task = futures[future]
                     try:
-                        finish(task, f.result())
-                    except BrokenProcessPool:
-                        suspects.append(task)
-                overdue = [f for f, (_, d) in in_flight.items() if d is not None and time.monotonic() >= d]
-                if overdue:
-                    for f in overdue:
-                        finish(in_flight.pop(f)[0], _timed_out(timeout))
-                    suspects.extend(task for task, _ in in_flight.values())
-                    in_flight.clear()
-                    _kill_workers(pool)
-                    break
+                        result = future.result()
+                    except FutureTimeout:
+                        result = _timed_out(timeout)
+                    except ProcessExpired as e:
+                        result = _failure(f"the compiler process died ({_exit_reason(e.exitcode)}) compiling "
+                                          f"this config")
+                    except Exception as e:
+                        result = _failure(_one_line(e))
+                    finish(task, result)
+            pool.close()
+        except BaseException:
+            pool.stop()        # kills the workers; then join returns at once
+            raise
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-        _one_per_process(sorted(suspects, key=lambda t: t["index"]), workers, finish, timeout)
-
-
-def _kill_workers(pool: ProcessPoolExecutor) -> None:
-    # The executor has no public way to stop a running task; its worker processes are in `_processes`.
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        process.kill()
+            pool.join()
 
 
 def _timed_out(timeout: float) -> dict:
     return _failure(f"still compiling after {timeout:g} s: stopped (--timeout)")
-
-
-def _one_per_process(tasks: list[dict], workers: int, finish, timeout: float | None = None) -> None:
-    """After a crash: each remaining config in a process of its own, so a death names its config."""
-    ctx = _context()
-
-    def one(task):
-        receive, send = ctx.Pipe(duplex=False)
-        p = ctx.Process(target=_isolated_main, args=(task, send), daemon=True)
-        with _start_lock, _main_not_rerun():
-            p.start()
-        send.close()
-        if not receive.poll(timeout):
-            if p.is_alive():   # no answer in time, and still running: stop it
-                p.kill()
-                p.join()
-                return task, _timed_out(timeout)
-        try:
-            result = receive.recv()
-        except EOFError:
-            result = None
-        p.join()
-        if result is None:
-            result = _failure(f"the compiler process died ({_exit_reason(p.exitcode)}) compiling this config")
-        return task, result
-
-    with ThreadPoolExecutor(max_workers=max(workers, 1)) as threads:
-        for task, result in threads.map(one, tasks):
-            finish(task, result)
-
-
-_start_lock = threading.Lock()   # the isolation threads swap __main__ one at a time
 
 
 def _exit_reason(code: int | None) -> str:
@@ -548,13 +508,12 @@ def format_text(s: Sweep) -> str:
             out.append("  ".join(c.rjust(w) if i < len(b) - 1 else c for i, (c, w) in enumerate(zip(b, widths))))
         out.append("")
     rows = s.rows
-    failed = sum(r["status"] != "ok" for r in rows)
     blocked = sum("cannot launch" in r["flags"] for r in rows)
     spills = sum("spills" in r["flags"] for r in rows)
-    where = f"{len(rows) - s.compiled} from the cache"
-    if s.compiled:
-        where += f", {s.compiled} compiled in {s.workers} worker process{'es' if s.workers != 1 else ''}"
-    out.append(f"{len(rows)} compiles ({len(s.configs)} configs x {len(s.targets)} targets): {where}; {failed} failed, {blocked} cannot launch, {spills} spill; "
+    workers = f" in {s.workers} worker process{'es' if s.workers != 1 else ''}" if s.workers else ""
+    failed = f"{s.failed} failed" + (f" ({s.rejected} rejected before compiling)" if s.rejected else "")
+    out.append(f"{len(rows)} compiles ({len(s.configs)} configs x {len(s.targets)} targets): {s.cached} from the "
+               f"cache, {s.compiled} compiled{workers}, {failed}; {blocked} cannot launch, {spills} spill; "
                f"{s.seconds:.1f} s")
     if any(r.get("modelled_seconds") is not None for r in rows):
         out.append("modelled: a roofline estimate from the device table, not a measurement (`playground bench` "
@@ -566,7 +525,7 @@ def format_text(s: Sweep) -> str:
 def as_json(s: Sweep) -> dict:
     return {"kernel": s.kernel, "shape": s.shape, "dtype": s.dtype, "targets": s.targets,
             "configs": s.configs, "rows": s.rows, "seconds": round(s.seconds, 3),
-            "compiled": s.compiled, "from_cache": len(s.rows) - s.compiled}
+            "compiled": s.compiled, "from_cache": s.cached, "failed": s.failed, "rejected": s.rejected}
 
 
 CSV_FIELDS = ("target", "config", "status", "error", "registers", "spill_store_bytes", "spill_load_bytes",

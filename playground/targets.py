@@ -44,8 +44,10 @@ TARGETS = {
 
 def resolve(name: str | None) -> Target:
     """A target by name; `native` (or None) is the local GPU, or sm_90 when there is none."""
-    if name in (None, "", "native"):
+    if name in (None, "native"):
         return native() or TARGETS[DEFAULT]
+    if not name.strip():
+        raise UserError(f"--target is empty; known targets: native, {', '.join(TARGETS)}")
     key = name.strip().lower().replace("sm", "sm_").replace("sm__", "sm_") if name.lower().startswith("sm") else name.lower()
     if key in TARGETS:
         return TARGETS[key]

@@ -16,3 +16,11 @@ def kib_exact(n: int) -> str:
 def pct(x: float) -> str:
     """A fraction as a percentage, to a tenth, without trailing zeros: 0.25 -> 25%."""
     return f"{x * 100:.1f}".rstrip("0").rstrip(".") + "%"
+
+
+def size(n: int) -> str:
+    """A memory size in decimal units (1 GB = 10^9 bytes), as GPU memory is sold: 12.0 TB, 22.1 GB."""
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.1f} {unit}"
+    return f"{n} B"

@@ -26,7 +26,8 @@ CUDA_GUIDE = {
     "sm_89": (48, 24, 100 * KB, 99 * KB),
     "sm_90": (64, 32, 228 * KB, 227 * KB),
     "sm_100": (64, 32, 228 * KB, 227 * KB),
-    "sm_120": (48, 32, 100 * KB, 99 * KB),
+    # Blocks per SM on 12.0: 24, from cuda_occupancy.h (CUDA 13.0), which the guide's table does not match.
+    "sm_120": (48, 24, 100 * KB, 99 * KB),
 }
 
 

@@ -75,8 +75,8 @@ NVIDIA_CASES = [
     ("sm_100", 64, 16, 45568, 5, 10, [S]),
     # One byte more: 46593 -> 46720 -> 233472 // 46720 = 4 blocks.
     ("sm_100", 64, 16, 45569, 4, 8, [S]),
-    # sm_120: 48 warps, 32 blocks, 100 KB per SM.
-    ("sm_120", 32, 16, 0, 32, 32, [B]),
+    # sm_120: 48 warps, 24 blocks (cuda_occupancy.h, CUDA 13.0), 100 KB per SM.
+    ("sm_120", 32, 16, 0, 24, 24, [B]),
     # 33 regs: 1056 -> 1280/warp, 12/partition -> 48 warps -> 1 block of 32 warps; warps 48 // 32 = 1: a tie.
     ("sm_120", 1024, 33, 0, 1, 32, [W, R]),
     ("sm_120", 128, 16, 101376, 1, 4, [S]),
