@@ -274,7 +274,7 @@ def tile_warnings(ttgir: str, threads: int) -> list[str]:
     worst = None
     for m in _TENSOR_TYPE.finditer(ttgir):
         elements = math.prod(int(d) for d in m.group(1).rstrip("x").split("x"))
-        per_thread = elements * _ELEMENT_BYTES.get(m.group(2), 4) // max(threads, 1)
+        per_thread = -(-elements * _ELEMENT_BYTES.get(m.group(2), 4) // max(threads, 1))
         if worst is None or per_thread > worst[0]:
             worst = (per_thread, m.group(0) + ">")
     if worst is None or worst[0] <= MAX_REGISTER_BYTES_PER_THREAD:
@@ -367,7 +367,7 @@ def _compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Exce
     if "power of 2" in message or "power of two" in message:
         meta = ", ".join(f"{k}={v}" for k, v in config.meta.items())
         return UserError(f"{where}: {message} (meta: {meta}) in `{source_line}`")
-    return KernelFailure(f"{where}: {source_line}\n  {message}")
+    return KernelFailure(f"{where}: {message} in `{source_line}`")
 
 
 def _short(path: str) -> str:

@@ -3,8 +3,10 @@
 #
 # 1. .venv: the newest supported Triton with torch's CPU build, for every test.
 # 2. .venv-triton36: the oldest supported Triton (no torch), for the compile-path tests.
-# Both are created on first use and reused after; pass --fresh to rebuild them.
-set -euo pipefail
+# Both are created on first use and reused after; pass --fresh to rebuild them. Other arguments
+# go to pytest. Every stage runs even when one before it failed; each is reported, and the script
+# fails at the end if any did.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
@@ -13,19 +15,26 @@ if [[ "${1:-}" == "--fresh" ]]; then rm -rf .venv .venv-triton36; shift; fi
 make_venv() {  # make_venv DIR PIP_ARGS...
   local dir=$1; shift
   if [[ ! -x "$dir/bin/python" ]]; then
-    "$PYTHON" -m venv "$dir"
-    "$dir/bin/python" -m pip install -q --upgrade pip
+    "$PYTHON" -m venv "$dir" && "$dir/bin/python" -m pip install -q --upgrade pip || return 1
   fi
   "$dir/bin/python" -m pip install -q "$@"
 }
 
-# torch is pinned to 2.13.0: its CPU build is what these machines carry (a plain `torch`
-# would pull a multi-GB CUDA build). Triton is pinned to the versions the suite covers.
-make_venv .venv torch==2.13.0 triton==3.9.0 -e ".[test]"
-make_venv .venv-triton36 triton==3.6.0 pytest -e .
+declare -a results=()
+failed=0
+stage() {  # stage NAME COMMAND...: run it, remember how it ended
+  local name=$1; shift
+  echo "== $name"
+  if "$@"; then results+=("passed  $name"); else results+=("FAILED  $name (exit $?)"); failed=1; fi
+}
 
-echo "== triton 3.9 (newest supported): the whole suite"
-.venv/bin/python -m pytest "$@"
+# torch is pinned to 2.13.0: its CPU build is what these machines carry (a plain `torch` would
+# pull a multi-GB CUDA build). Triton is pinned to the versions the suite covers.
+stage "install .venv (triton 3.9, torch 2.13 CPU)" make_venv .venv torch==2.13.0 triton==3.9.0 -e ".[test]"
+stage "triton 3.9 (newest supported): the whole suite" .venv/bin/python -m pytest "$@"
+stage "install .venv-triton36 (triton 3.6, no torch)" make_venv .venv-triton36 triton==3.6.0 -e ".[compile-tests]"
+stage "triton 3.6 (oldest supported): the compile path" .venv-triton36/bin/python -m pytest -m "compile and not slow" "$@"
 
-echo "== triton 3.6 (oldest supported): the compile path"
-.venv-triton36/bin/python -m pytest -m "compile and not slow" "$@"
+echo "== summary"
+printf '%s\n' "${results[@]}"
+exit $failed

@@ -105,15 +105,16 @@ def test_a_compiler_crash_fails_only_its_config(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("jobs", [2, 1])
 def test_a_hanging_compile_is_stopped_and_the_sweep_goes_on(tmp_path, monkeypatch, jobs):
-    # TILE=16 never finishes compiling; with a 3 s limit it fails alone, and TILE=32 and
-    # TILE=128 (in flight beside it, or queued after it) still compile.
+    # TILE=16 never finishes compiling; with a time limit it fails alone, and TILE=32 and
+    # TILE=128 (in flight beside it, or queued after it) still compile. The limit leaves a good
+    # compile (about a second alone) room on a loaded 2-core machine.
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
     start = time.monotonic()
-    result = sweep.run(CRASHY, ["sm_90"], {"TILE": [16, 32, 128], "num_stages": [1]}, jobs=jobs, timeout=3)
+    result = sweep.run(CRASHY, ["sm_90"], {"TILE": [16, 32, 128], "num_stages": [1]}, jobs=jobs, timeout=15)
     by_tile = {r["config"]["TILE"]: r for r in result.rows}
-    assert by_tile[16]["status"] == "failed" and "still compiling after 3 s" in by_tile[16]["error"]
+    assert by_tile[16]["status"] == "failed" and "still compiling after 15 s" in by_tile[16]["error"]
     assert by_tile[32]["status"] == by_tile[128]["status"] == "ok"
-    assert time.monotonic() - start < 60
+    assert time.monotonic() - start < 120
 
 
 def test_a_timeout_must_be_positive():
