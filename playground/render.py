@@ -40,7 +40,7 @@ def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
     assumed = "; ".join(f"{a['name']}: {', '.join(a['assumed'])}" for a in c.specialization
                         if a["assumed"] and a["name"] not in cfg.meta)
     regs = f"{r.registers} per thread" if c.target.is_nvidia else \
-        f"{r.vgprs} VGPRs + {r.agprs} AGPRs, {r.sgprs} SGPRs per lane"
+        f"{r.vgprs} VGPRs + {r.agprs} AGPRs per lane, {r.sgprs} SGPRs per wave"
     spills = f"{r.spill_store_bytes} B stored, {r.spill_load_bytes} B loaded" if r.spills else "none"
     shared = f"{kib(r.shared_total)} per block ({kib(r.static_shared)} static + {kib(r.dynamic_shared)} dynamic)"
     when = "cache hit" if c.cache_hit else "compiled"

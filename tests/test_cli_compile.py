@@ -171,3 +171,12 @@ def test_compile_path_imports_no_torch():
 def test_version_names_triton_and_torch():
     code, out = run("--version")
     assert code == 0 and "triton" in out and "torch" in out
+
+
+def test_amd_header_counts_vgprs_per_lane_and_sgprs_per_wave():
+    from playground import compiler, registry, render, targets
+    spec = registry.load("vector_add")
+    c = compiler.compile_kernel(spec, targets.resolve("gfx942"))
+    (line,) = [l for l in render.header_lines(c) if l.startswith("registers")]
+    r = c.resources
+    assert line == f"registers   {r.vgprs} VGPRs + {r.agprs} AGPRs per lane, {r.sgprs} SGPRs per wave"
