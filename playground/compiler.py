@@ -356,6 +356,9 @@ def _compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Exce
         inner = inner.__cause__
     message = (getattr(inner, "error_message", None) or str(inner)).strip().splitlines()
     message = message[-1] if message else type(inner).__name__
+    # Triton 3.6 gives some messages as the exception's repr, IncompatibleTypeErrorImpl('...'): keep the words.
+    wrapped = re.fullmatch(r"\w+\((['\"])(.*)\1\)", message)
+    message = wrapped.group(2) if wrapped else message
     if outer is None or not hasattr(outer.node, "lineno"):
         return KernelFailure(f"{spec.name}: Triton failed to compile it: {type(error).__name__}: {message}")
     from .sourcemap import kernel_lines
