@@ -37,4 +37,6 @@ stage "triton 3.6 (oldest supported): the compile path" .venv-triton36/bin/pytho
 
 echo "== summary"
 printf '%s\n' "${results[@]}"
+passed_count=$(printf '%s\n' "${results[@]}" | grep -c '^passed')
+echo "stages: $passed_count passed, $(( ${#results[@]} - passed_count )) failed"
 exit $failed
