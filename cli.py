@@ -137,6 +137,8 @@ def load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, 
     tgt = targets.resolve(target)
     config = compiler.resolve_config(spec, params.parse_assignments(meta, "--meta"), num_warps, num_stages,
                                      params.parse_assignments(shape, "--shape"), dtype)
+    for message in compiler.shape_warnings(spec, config.shape, config.dtype):
+        _warn(message)
     return blocking("compiling " + spec.name, timeout, lambda: compiler.compile_kernel(spec, tgt, config, warn=_warn))
 
 
@@ -302,6 +304,8 @@ def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as
     with _progress(not no_progress, "compiling") as on_row:
         result = sweep.run(kernel, names, sweep.parse_ranges(meta), params.parse_assignments(shape, "--shape"),
                            dtype, jobs, num_sms, on_row=on_row, timeout=timeout)
+    for message in result.warnings:
+        _warn(message)
     if as_json:
         import json
         click.echo(json.dumps(sweep.as_json(result), indent=2, default=str))

@@ -20,12 +20,12 @@ from .spec import KernelSpec
 
 FIRST = 5   # mismatching elements listed per output
 
-# Triton's interpreter keeps bf16 as raw uint16 bits and does arithmetic on the bits (loads,
-# stores and casts are right; add, dot, sum are not). Its maintainers call bf16 unsupported there.
 DEFAULT_CASE_SECONDS = 600.0          # per case in the interpreter: generous, but not forever
 # The most elements (all tensors together) a case the user did not ask for may have: 4M elements
 # is about a second of interpreted elementwise work, and a 1024^2 GEMM's operands.
 FALLBACK_MAX_ELEMENTS = 4 * 1024 * 1024
+# Triton's interpreter keeps bf16 as raw uint16 bits and does arithmetic on the bits (loads,
+# stores and casts are right; add, dot, sum are not). Its maintainers call bf16 unsupported there.
 BF16_NOTE = ("bf16 cannot be checked in Triton's interpreter: it computes on bf16's raw bits "
              "(triton-lang/triton#11584); check it on a GPU")
 

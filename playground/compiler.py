@@ -204,16 +204,14 @@ def _no_torch_in_amd_binder(target: Target):
 def compile_kernel(spec: KernelSpec, target: Target, config: Config | None = None, warn=None) -> Compiled:
     """Compile a kernel for a target, through Triton's cache, as its JIT would for this launch.
 
-    `warn(message)` hears what deserves a warning before the work is done (a shape no GPU can
-    hold, a tile no register file can hold); by default it goes to Python's warnings.
+    `warn(message)` hears, on a cache miss before LLVM and ptxas start, of a tile no register file can hold
+    (tile_warnings); by default it goes to Python's warnings.
     """
     import triton
     from triton.compiler import ASTSource
 
     config = config or resolve_config(spec)
     warn = warn or _python_warning
-    for message in shape_warnings(spec, config):
-        warn(message)
     hits = []
     with _quiet_triton():
         signature, constexprs, attrs, options, readable = specialize(spec, target, config)
@@ -245,13 +243,13 @@ def _python_warning(message: str) -> None:
     warnings.warn(message, PlaygroundWarning, stacklevel=3)
 
 
-def shape_warnings(spec: KernelSpec, config: Config) -> list[str]:
+def shape_warnings(spec: KernelSpec, shape: dict, dtype: str) -> list[str]:
     """A problem larger than the memory of every GPU in the device table can still be compiled
     (the binary does not depend on it), but it cannot run anywhere: say so."""
     from . import devices
     from .spec import DTYPE_BYTES
     from .units import size
-    needed = sum(math.prod(t.dims(config.shape)) * DTYPE_BYTES[spec.tensor_dtype(n, config.dtype)]
+    needed = sum(math.prod(t.dims(shape)) * DTYPE_BYTES[spec.tensor_dtype(n, dtype)]
                  for n, t in spec.tensors.items())
     largest = max(devices.DEVICES.values(), key=lambda d: d.memory_bytes)
     if needed <= largest.memory_bytes:
@@ -264,7 +262,7 @@ def shape_warnings(spec: KernelSpec, config: Config) -> list[str]:
 # per lane on CDNA (gfx90a+), against 255 x 4 on NVIDIA. A single tensor value larger than this per
 # thread spills on every GPU, and compiling it (LLVM, then ptxas) can take many minutes.
 MAX_REGISTER_BYTES_PER_THREAD = 512 * 4
-_TENSOR_TYPE = re.compile(r"tensor<((?:\d+x)+)(!tt\.ptr|[a-z]+\d*)")
+_TENSOR_TYPE = re.compile(r"tensor<((?:\d+x)+)(!tt\.ptr<\w+>|[a-z]+\d*)")
 _ELEMENT_BYTES = {"!tt.ptr": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8,
                   "f8E4M3FN": 1, "f8E5M2": 1}
 
@@ -274,7 +272,8 @@ def tile_warnings(ttgir: str, threads: int) -> list[str]:
     worst = None
     for m in _TENSOR_TYPE.finditer(ttgir):
         elements = math.prod(int(d) for d in m.group(1).rstrip("x").split("x"))
-        per_thread = -(-elements * _ELEMENT_BYTES.get(m.group(2), 4) // max(threads, 1))
+        element = "!tt.ptr" if m.group(2).startswith("!tt.ptr") else m.group(2)
+        per_thread = -(-elements * _ELEMENT_BYTES.get(element, 4) // max(threads, 1))
         if worst is None or per_thread > worst[0]:
             worst = (per_thread, m.group(0) + ">")
     if worst is None or worst[0] <= MAX_REGISTER_BYTES_PER_THREAD:

@@ -22,7 +22,7 @@ import os
 import time
 from concurrent.futures import FIRST_COMPLETED, wait
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import KernelFailure, UserError
@@ -106,8 +106,9 @@ def row(spec, target, config: dict, shape: dict | None = None, dtype: str | None
     from . import compiler
     meta, warps, stages = split(config)
     cfg = compiler.resolve_config(spec, meta, warps, stages, shape, dtype)
-    c = compiler.compile_kernel(spec, target, cfg)
-    return figures(c, num_sms)
+    warned: list[str] = []
+    c = compiler.compile_kernel(spec, target, cfg, warn=warned.append)
+    return figures(c, num_sms) | {"warnings": warned}
 
 
 def figures(c, num_sms: int | None = None) -> dict:
@@ -224,6 +225,7 @@ class Sweep:
     failed: int = 0           # configs that failed: rejected before compiling, or failed compiling
     rejected: int = 0         # of those, configs that are not valid input (a num_warps of 3, say)
     workers: int = 0          # worker processes started
+    warnings: list[str] = field(default_factory=list)   # about the problem itself, not one config
 
     def by_target(self, target: str) -> list[dict]:
         return [r for r in self.rows if r["target"] == target]
@@ -307,7 +309,8 @@ def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape:
     result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.name for t in tgts], configs=configs,
                    rows=rows, seconds=time.perf_counter() - start, compiled=origins.count("compiled"),
                    cached=origins.count("cache"), failed=origins.count("failed") + origins.count("rejected"),
-                   rejected=origins.count("rejected"), workers=workers)
+                   rejected=origins.count("rejected"), workers=workers,
+                   warnings=compiler.shape_warnings(spec, shape, dtype))
     rank(result.rows)
     return result
 
@@ -476,6 +479,7 @@ def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
             notes.append(f"CANNOT LAUNCH: {r.get('reason')}")
         if spill:
             notes.append(f"SPILLS {r['spill_store_bytes']} B stored, {r['spill_load_bytes']} B loaded")
+        notes += [f"WARNING: {w}" for w in r.get("warnings") or []]
         body.append(cells + [
             str(r["registers"]), kib(spill) if spill else "0", kib(r["shared_bytes"]),
             "-" if r.get("active_blocks_per_sm") is None else str(r["active_blocks_per_sm"]),

@@ -4,6 +4,7 @@ read afterwards: nothing the command started may still be running.
 """
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -135,7 +136,7 @@ def test_compile_warns_of_a_huge_tile_then_stops_at_its_timeout(tmp_path):
     out, err = proc.communicate(timeout=120)
     lines = err.strip().splitlines()
     assert proc.returncode == 1, err
-    assert lines[0].startswith("warning: the tile tensor<1048576x") and "no GPU holds more than 2,048" in lines[0]
+    assert lines[0].startswith("warning: the tile tensor<1048576x!tt.ptr<f32>>") and "no GPU holds more than 2,048" in lines[0]
     assert lines[-1] == "error: compiling vector_add: still running after 3 s; stopped (--timeout)"
     assert not still_running(family)
 
@@ -323,3 +324,15 @@ def test_a_step_past_its_time_limit_raises_and_its_error_passes_through():
         lifecycle.run_blocking(lambda: time.sleep(2), timeout=0.3, label="compiling")
     with pytest.raises(UserError, match="mine"):
         lifecycle.run_blocking(lambda: (_ for _ in ()).throw(UserError("mine")))
+
+
+def test_a_sweep_row_carries_its_tile_warning_and_the_shape_warning_comes_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    result = sweep.run("vector_add", ["sm_90"], {"BLOCK_SIZE": [65536, 1024]}, shape={"N": 10 ** 12}, jobs=2)
+    huge, plain = result.rows
+    (warning,) = huge["warnings"]
+    # 65536 pointers, or 64-bit offsets (n_elements is an i64 at this size), 8 bytes each over 128 threads.
+    assert re.match(r"the tile tensor<65536x(!tt\.ptr<f32>|i64)> needs 4,096 bytes of registers per thread", warning)
+    assert plain["warnings"] == []
+    assert f"WARNING: {warning}" in sweep.format_text(result)
+    assert result.warnings == [compiler.shape_warnings(registry.load("vector_add"), {"N": 10 ** 12}, "fp32")[0]]
