@@ -184,8 +184,13 @@ def list_kernels(as_json):
 @click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON object.")
 @click.option("--no-header", is_flag=True, help="Print the stage alone.")
 @click.option("--no-color", is_flag=True, help="No colours (NO_COLOR does the same).")
-def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show, interleave, out_dir, force,
-            as_json, no_header, no_color):
+@click.option("--expect", "expect", multiple=True, metavar="'FIGURE OP N'",
+              help="Check the binary: registers, spills, shared, occupancy (50%), blocks_per_sm, or "
+                   "STAGE:REGEX (lines that match), e.g. 'sass:HGMMA >= 4'. Exit 1 if one fails. "
+                   "With --expect and no --show, only the header is printed.")
+@click.pass_context
+def compile(ctx, kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show, interleave, out_dir,
+            force, as_json, no_header, no_color, expect):
     """Compile KERNEL (a name from `playground list`, or path.py[:name]) and print a stage.
 
     \b
@@ -193,11 +198,26 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     playground compile gemm --target sm_80 --show sass --num-warps 8 --num-stages 4
     playground compile softmax --target gfx942 --show amdgcn
     playground compile gemm --show ttgir --interleave
+    playground compile gemm --target sm_90 --expect 'sass:HGMMA >= 4' --expect 'spills == 0'
     """
-    from playground import render, targets
-    from playground.errors import UserError
-    stages = _stages(show, targets.resolve(target))   # a stage the target lacks fails before compiling
+    from playground import expectations, render, targets
+    from playground.errors import KernelFailure, UserError
+    tgt = targets.resolve(target)
+    header_only = bool(expect) and ctx.get_parameter_source("show") is click.core.ParameterSource.DEFAULT
+    stages = [] if header_only else _stages(show, tgt)   # a stage the target lacks fails before compiling
+    for text in expect:                                   # and so does a malformed expectation
+        expectations.parse(text, tuple(tgt.stages))
     c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout)
+    outcomes = expectations.check(c, expect)
+    _show_compiled(c, stages, header_only, interleave, out_dir, force, as_json, no_header, no_color, outcomes)
+    failed = expectations.failure_line(outcomes)
+    if failed:                                            # a check that fails: exit 1
+        raise KernelFailure(failed)
+
+
+def _show_compiled(c, stages, header_only, interleave, out_dir, force, as_json, no_header, no_color, outcomes):
+    from playground import render
+    from playground.errors import UserError
     if out_dir:
         written = render.write_out(c, out_dir, list(c.target.stages), force)
         click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(p.name for p in written)}", err=True)
@@ -205,13 +225,19 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
             return
     if as_json:
         import json
-        click.echo(json.dumps(render.summary(c, stages), indent=2, default=str))
+        summary = render.summary(c, stages)
+        if outcomes:
+            summary["expectations"] = [o.as_dict() for o in outcomes]
+        click.echo(json.dumps(summary, indent=2, default=str))
         return
     if interleave and len(stages) != 1:
         raise UserError("--interleave shows one stage at a time; pick it with --show")
     color = render.use_color(no_color)
-    if not no_header:
-        click.echo("\n".join(("// " + line) for line in render.header_lines(c, stages[0] if len(stages) == 1 else None)))
+    if not no_header or header_only:
+        lines = render.header_lines(c, stages[0] if len(stages) == 1 else None)
+        lines += [f"expect      {o.expectation}: {o.shown}, {'holds' if o.holds else 'DOES NOT HOLD'}"
+                  for o in outcomes]
+        click.echo("\n".join(("// " + line) for line in lines))
     for stage in stages:
         if len(stages) > 1:
             if stage in ("cubin", "hsaco"):
