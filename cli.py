@@ -303,7 +303,7 @@ def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype
               help="One or more targets, comma-separated (sm_90,sm_89,gfx942). " + TARGET_HELP)
 @click.option("--meta", "-m", multiple=True, metavar="NAME=V1,V2,...",
               help="Sweep the product of these ranges instead of the kernel's own configs. Repeat per name; "
-                   "num_warps and num_stages too; A..B is the powers of two from A to B.")
+                   "num_warps and num_stages too; A..B doubles from A up to B.")
 @click.option("--shape", "-s", multiple=True, metavar="D=N,...",
               help="Problem size for the compile and the model; repeat or comma-separate.")
 @click.option("--dtype", default=None, help="Element type (fp32, fp16, bf16, ...).")
@@ -366,7 +366,7 @@ def _progress(wanted: bool, what: str):
 @click.argument("kernel")
 @kernel_options
 @click.option("--sweep", default=None, metavar="D=LO..HI",
-              help="Sweep one dimension over the powers of two from LO to HI (or D=A,B,C).")
+              help="Sweep one dimension: LO..HI doubles from LO up to HI (as sweep -m does), or D=A,B,C.")
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png", help="With --sweep: write a PNG chart.")
 @click.option("--breakdown", is_flag=True,
               help="On a GPU: one call's time split into copies, launch, kernel and sync.")

@@ -200,30 +200,23 @@ class BenchResult:
 
 
 def parse_sweep(text: str, spec) -> tuple[str, list[int]]:
-    """`N=256..32768` -> ("N", [256, 512, ..., 32768]): the powers of two in the range.
-
-    `N=100,1000,4096` lists the values instead.
-    """
+    """`N=256..32768` -> ("N", [256, 512, ..., 32768]): doubling from LO up to HI, the range grammar
+    `sweep -m` uses too (params.doubling). `N=100,1000,4096` lists the values instead."""
+    from .params import doubling
     dim, eq, values = text.partition("=")
     dim = dim.strip()
     if not eq or not dim or not values.strip():
-        raise UserError(f"--sweep '{text}': expected DIM=LO..HI (powers of two between) or DIM=A,B,C")
+        raise UserError(f"--sweep '{text}': expected DIM=LO..HI (doubling from LO) or DIM=A,B,C")
     if dim not in spec.default_shape:
         raise UserError(f"--sweep {dim}: {spec.name} has dimensions {', '.join(spec.default_shape)}")
+    if ".." in values:
+        return dim, doubling(values.strip(), f"--sweep {dim}")
     try:
-        if ".." in values:
-            lo, hi = (int(v) for v in values.split(".."))
-            if lo < 1 or hi < lo:
-                raise ValueError
-            points = [1 << p for p in range(lo.bit_length() - 1, hi.bit_length()) if lo <= 1 << p <= hi]
-        else:
-            points = [int(v) for v in values.split(",")]
-            if any(p < 1 for p in points):
-                raise ValueError
+        points = [int(v) for v in values.split(",")]
     except ValueError:
-        raise UserError(f"--sweep '{text}': bounds are positive integers, LO <= HI") from None
-    if not points:
-        raise UserError(f"--sweep '{text}': no power of two lies between {values.replace('..', ' and ')}")
+        raise UserError(f"--sweep '{text}': sizes are positive integers") from None
+    if any(p < 1 for p in points):
+        raise UserError(f"--sweep '{text}': sizes are positive integers")
     return dim, points
 
 

@@ -409,11 +409,22 @@ def describe(occ: Occupancy) -> list[str]:
                  f"{where}; limited by {limited}"]
     lines += [f"            {n}" for n in occ.notes]
     if occ.grid is not None and occ.launchable:
-        lines.append(f"waves       {occ.grid} CTAs, {occ.ctas_per_wave} per wave ({occ.active_blocks_per_sm} x "
-                     f"{occ.num_sms} {sm}s): {occ.waves} wave{'s' if occ.waves != 1 else ''}, last wave "
-                     f"{occ.last_wave_ctas} of {occ.ctas_per_wave} ({pct(occ.last_wave_fill)})")
+        lines.append("waves       " + waves_phrase(occ.grid, occ.active_blocks_per_sm, occ.num_sms, sm))
     lines += [f"what-if     {h}" for h in occ.hints]
     return lines
+
+
+def waves_phrase(ctas: int, blocks_per_sm: int, num_sms: int, sm: str = "SM") -> str:
+    """The one wording of a grid's waves, for every command: CTA slots per wave and the last wave's share.
+
+    `bench` and `sweep` add the roofline's own fill after it (roofline.lines), which for a
+    memory-bound kernel counts SMs rather than slots; both figures are then on one line.
+    """
+    per_wave = blocks_per_sm * num_sms
+    waves = cdiv(ctas, per_wave)
+    last = ctas - (waves - 1) * per_wave
+    return (f"{ctas} CTAs, {per_wave} per wave ({blocks_per_sm} x {num_sms} {sm}s): {waves} "
+            f"wave{'s' if waves != 1 else ''}, last wave {last} of {per_wave} ({pct(last / per_wave)})")
 
 
 LIMITER_WORDS = {True: {"warps": "warps", "registers": "registers", "shared_memory": "shared memory",

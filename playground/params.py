@@ -37,6 +37,23 @@ def merge(into: dict, key: str, value, flag: str) -> None:
     into[key] = value
 
 
+def doubling(text: str, what: str) -> list[int]:
+    """`A..B`, the one range grammar of every command: A, 2A, 4A, ... up to B (`32..128` is 32, 64,
+    128; `100..800` is 100, 200, 400, 800)."""
+    low, _, high = text.partition("..")
+    try:
+        low, high = int(low), int(high)
+    except ValueError:
+        raise UserError(f"{what}={text}: a range is two integers, A..B") from None
+    if low < 1 or high < low:
+        raise UserError(f"{what}={text}: a range runs from a positive A up to B >= A")
+    out = []
+    while low <= high:
+        out.append(low)
+        low *= 2
+    return out
+
+
 def _number(raw: str, what: str):
     if raw in ("True", "true", "False", "false"):
         return raw.lower() == "true"

@@ -222,9 +222,11 @@ def lines(m: Model, reason: str = "") -> list[str]:
                      f"memory {_us(e.memory_seconds)})"),
     ]
     if e.waves:
-        rows.append(("waves", f"{e.ctas} CTAs, {m.active_blocks_per_sm} per SM x {m.num_sms} SMs = "
-                              f"{e.ctas_per_wave} per wave -> {e.waves} wave{'s' if e.waves > 1 else ''}, "
-                              f"{100 * e.wave_fill:.1f}% filled"))
+        from .occupancy import waves_phrase
+        busy = ("bandwidth: a partial wave draws on as many SMs as it has CTAs" if e.bound == "memory"
+                else "compute: a partial wave's empty slots idle")
+        rows.append(("waves", f"{waves_phrase(e.ctas, m.active_blocks_per_sm, m.num_sms)}; the model keeps "
+                              f"{100 * e.wave_fill:.1f}% of peak {busy}"))
     rows.append(("time", f"{_us(e.seconds)}, {e.tflops:.4g} TFLOP/s, {e.gbs:.4g} GB/s, "
                          f"{e.percent_of_peak:.1f}% of peak {'bandwidth' if e.bound == 'memory' else 'compute'}"))
     rows += [("note", n) for n in m.notes]

@@ -36,7 +36,7 @@ def parse_ranges(items: list[str] | tuple[str, ...] | str | None) -> dict[str, l
     """`["BLOCK_SIZE_M=64,128", "num_warps=4,8"]` -> {name: [values]}.
 
     Each item is NAME=V1,V2,... ; several may share one string, separated by spaces or ';'.
-    `A..B` (powers of two) expands to A, 2A, ... up to B: `BLOCK_SIZE_K=32..128` is 32, 64, 128.
+    `A..B` doubles from A up to B (params.doubling): `BLOCK_SIZE_K=32..128` is 32, 64, 128.
     """
     from . import params
     if isinstance(items, str):
@@ -50,28 +50,13 @@ def parse_ranges(items: list[str] | tuple[str, ...] | str | None) -> dict[str, l
             listed = []
             for value in filter(None, values.split(",")):
                 if ".." in value:
-                    listed += _doubling(name, value)
+                    listed += params.doubling(value, f"--meta {name}")
                 else:
                     listed.append(params.parse_assignments(f"{name}={value}", "--meta")[name])
             if name in ranges and ranges[name] != listed:
                 raise UserError(f"--meta {name}: given twice, as {ranges[name]} and {listed}; say it once")
             ranges[name] = listed
     return ranges
-
-
-def _doubling(name: str, text: str) -> list[int]:
-    low, _, high = text.partition("..")
-    try:
-        low, high = int(low), int(high)
-    except ValueError:
-        raise UserError(f"--meta {name}={text}: a range is two integers, A..B") from None
-    if low < 1 or high < low:
-        raise UserError(f"--meta {name}={text}: a range runs from a positive A up to B >= A")
-    out = []
-    while low <= high:
-        out.append(low)
-        low *= 2
-    return out
 
 
 def space(spec, ranges: dict[str, list] | None = None) -> list[dict]:

@@ -130,7 +130,7 @@ def test_csv_and_json_of_a_measured_sweep():
 
 @pytest.mark.parametrize("text, expected", [
     ("N=256..32768", ("N", [256, 512, 1024, 2048, 4096, 8192, 16384, 32768])),
-    ("N=100..1000", ("N", [128, 256, 512])),
+    ("N=100..1000", ("N", [100, 200, 400, 800])),   # the grammar of sweep -m: doubling from LO
     ("N=1..1", ("N", [1])),
     ("N=781,1024", ("N", [781, 1024])),
 ])
@@ -138,11 +138,17 @@ def test_parse_sweep(text, expected):
     assert bench.parse_sweep(text, registry.load("softmax")) == expected
 
 
+def test_bench_and_sweep_read_a_range_alike():
+    from playground import sweep
+    assert bench.parse_sweep("N=100..800", registry.load("softmax"))[1] == \
+        sweep.parse_ranges("BLOCK_SIZE=100..800")["BLOCK_SIZE"] == [100, 200, 400, 800]
+
+
 @pytest.mark.parametrize("text, message", [
     ("Q=1..4", "softmax has dimensions M, N"),
-    ("N=10..5", "LO <= HI"),
+    ("N=10..5", "up to B >= A"),
     ("N=abc", "positive integers"),
-    ("N=5..7", "no power of two"),
+    ("N=5..x", "a range is two integers"),
     ("N", "expected DIM=LO..HI"),
 ])
 def test_parse_sweep_errors(text, message):
@@ -288,7 +294,7 @@ def test_cli_breakdown_without_a_gpu_is_one_line_and_exit_2():
     (["--json", "--csv"], "pick one"),
     (["--plot", "out.jpg", "--sweep", "N=1..4"], "PNG"),
     (["--plot", "out.png"], "add --sweep"),
-    (["--sweep", "N=9..5"], "LO <= HI"),
+    (["--sweep", "N=9..5"], "up to B >= A"),
     (["--breakdown", "--sweep", "N=1..4"], "drop --sweep"),
 ])
 def test_cli_bench_bad_input_exits_2(args, message):

@@ -114,7 +114,8 @@ def test_model_lines_say_modelled_on_every_line(gemm_sm90, monkeypatch):
     assert all("modelled" in line for line in out)
     assert not any("measured" in line for line in out)
     assert "run on a machine with a CUDA GPU" in out[-1]
-    assert any("8 waves, 97.0% filled" in line for line in out)
+    assert any("1024 CTAs, 132 per wave (1 x 132 SMs): 8 waves, last wave 100 of 132 (75.8%); the model keeps "
+               "97.0% of peak compute" in line for line in out)
 
 
 def test_model_of_vector_add_is_memory_bound_on_the_plain_fp32_roof(monkeypatch):
@@ -153,3 +154,13 @@ def test_model_takes_ctas_per_sm_from_the_occupancy_calculator(gemm_sm90):
     assert blocks > 0 and m.active_blocks_per_sm == blocks
     assert m.estimate.ctas_per_wave == blocks * 132
     assert m.estimate.waves == -(-1024 // (blocks * 132))
+
+
+@pytest.mark.parametrize("kernel", ["vector_add", "gemm"])
+def test_bench_and_the_compile_header_describe_the_waves_alike(kernel):
+    """One wording of the waves: the header's line is inside bench's, which adds the model's fill."""
+    from playground import render
+    c = _compile(kernel, "sm_90")
+    (header,) = [line[len("waves"):].strip() for line in render.header_lines(c) if line.startswith("waves")]
+    (modelled,) = [line for line in roofline.lines(roofline.model(c), "") if line.startswith("modelled  waves")]
+    assert modelled.startswith(f"modelled  waves     {header}; the model keeps ")
