@@ -9,8 +9,10 @@ import sys
 
 import click
 
-TARGET_HELP = "sm_80, sm_86, sm_89, sm_90, sm_100, sm_120, gfx90a, gfx942, gfx950, gfx1100, or native " \
-              "(the local GPU; sm_90 when there is none)"
+from playground.targets import DEFAULT, TARGETS
+
+TARGET_HELP = f"{', '.join(TARGETS)}, or native (the local GPU; {DEFAULT} when there is none); " \
+              "`playground targets` lists them"
 
 
 class Group(click.Group):
@@ -155,6 +157,32 @@ def blocking(label: str, timeout, step, spinner: bool = True):
     """Run a library step so that Ctrl-C, --timeout and a spinner all work while it sits in C++."""
     from playground import lifecycle
     return lifecycle.run_blocking(step, timeout=timeout, label=label, spinner=spinner)
+
+
+@main.command("targets")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def targets_command(as_json):
+    """The targets: each one's representative GPU, its limits and where the numbers come from."""
+    from playground import devices
+    rows = devices.target_rows()
+    if as_json:
+        import json
+        click.echo(json.dumps(rows, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+    table = Table(title="targets (devices.py names the source of every figure)", title_justify="left",
+                  header_style="bold")
+    for name in ("target", "vendor", "warp", "GPU", "SMs", "warps/SM", "blocks/SM", "regs/SM",
+                 "smem/SM", "smem/block", "memory", "bandwidth", "fp16 dense"):
+        table.add_column(name, justify="left" if name in ("target", "vendor", "GPU") else "right", no_wrap=True)
+    from playground.units import kib, size
+    for r in rows:
+        table.add_row(r["target"], r["vendor"], str(r["warp_size"]), r["gpu"], str(r["num_sms"]),
+                      str(r["max_warps_per_sm"]), str(r["max_blocks_per_sm"]), str(r["registers_per_sm"]),
+                      kib(r["shared_per_sm"]), kib(r["shared_per_block"]), size(r["memory_bytes"]),
+                      f"{r['bandwidth_gbs']:g} GB/s", f"{r['peak_tflops'].get('fp16', 0):g} TFLOP/s")
+    Console(width=None if sys.stdout.isatty() else 200, highlight=False).print(table)
 
 
 @main.command("list")

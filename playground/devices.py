@@ -259,3 +259,21 @@ def with_num_sms(device: Device, n: int | None) -> Device:
     unit = "SMs" if device.is_nvidia else "CUs" if device.target != "gfx1100" else "WGPs"
     return dataclasses.replace(device, num_sms=n, name=f"{device.name} architecture with {n} {unit}",
                                peak_tflops={k: round(v * scale, 1) for k, v in device.peak_tflops.items()})
+
+
+def target_rows() -> list[dict]:
+    """One row per target for `playground targets`: the target and its representative GPU's figures."""
+    from .targets import TARGETS
+    rows = []
+    for name, t in TARGETS.items():
+        d = DEVICES[name]
+        rows.append({
+            "target": name, "vendor": d.vendor, "backend": t.backend, "warp_size": t.warp_size, "gpu": d.name,
+            "num_sms": d.num_sms, "max_warps_per_sm": d.max_warps_per_sm, "max_blocks_per_sm": d.max_blocks_per_sm,
+            # 32-bit registers per SM (CU, WGP): AMD's VGPR counts are per lane, so times the wave's lanes
+            "registers_per_sm": d.regs_per_sm if d.is_nvidia else d.vgprs_per_simd * d.warp_size * d.simds_per_cu,
+            "shared_per_sm": d.shared_per_sm if d.is_nvidia else d.lds_per_cu,
+            "shared_per_block": d.shared_per_block_optin if d.is_nvidia else d.lds_per_workgroup,
+            "memory_bytes": d.memory_bytes, "bandwidth_gbs": d.mem_bandwidth_gbs, "l2_bytes": d.l2_bytes,
+            "peak_tflops": dict(d.peak_tflops), "stages": list(t.stages)})
+    return rows

@@ -1,0 +1,41 @@
+"""Every command answers --help, and the target list in the help is the target table itself."""
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from playground import devices, targets
+
+pytestmark = pytest.mark.compile
+
+COMMANDS = sorted(main.commands)
+
+
+def test_the_commands_are_the_ones_the_readme_tours():
+    assert COMMANDS == ["bench", "check", "compile", "diff", "grid", "inspect", "list", "occupancy", "sweep",
+                        "targets"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help(command):
+    r = CliRunner().invoke(main, [command, "--help"])
+    assert r.exit_code == 0 and r.stdout.startswith(f"Usage: main {command}") and "--debug" in r.stdout
+
+
+def test_target_help_lists_every_target():
+    r = CliRunner().invoke(main, ["compile", "--help"])
+    flat = " ".join(r.stdout.split())
+    assert ", ".join(targets.TARGETS) in flat
+
+
+def test_targets_json_is_the_device_table():
+    r = CliRunner().invoke(main, ["targets", "--json"])
+    rows = {row["target"]: row for row in json.loads(r.stdout)}
+    assert r.exit_code == 0 and list(rows) == list(targets.TARGETS)
+    h100, mi300x = rows["sm_90"], rows["gfx942"]
+    assert (h100["gpu"], h100["num_sms"], h100["registers_per_sm"], h100["shared_per_block"]) == \
+        ("H100 SXM5 80GB", 132, 65536, 227 * 1024)
+    # 512 VGPRs per lane x 64 lanes x 4 SIMDs: 131072 32-bit registers per CU.
+    assert (mi300x["num_sms"], mi300x["warp_size"], mi300x["registers_per_sm"]) == (304, 64, 131072)
+    assert all(row["memory_bytes"] == devices.DEVICES[t].memory_bytes > 0 for t, row in rows.items())
