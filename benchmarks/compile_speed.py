@@ -2,7 +2,7 @@
 
 Warm: `playground compile vector_add --show ptx` on a cache hit, whole process, against
 `python -c "import triton, click, pygments"` (the imports any such command pays).
-Goal: at most 1.5x.
+Goal: at most 1.3x (issue 12; it was 1.5x before the binder's answer and cuobjdump's were cached).
 
 Cold: `playground compile gemm --target sm_90 --show ptx` with an empty Triton cache,
 whole process, against a bare script that calls `triton.compile` on the same kernel with the
@@ -64,7 +64,7 @@ def main():
         warm.append(timed(CLI + ["compile", "vector_add", "--show", "ptx"], env))
     ratio = statistics.median(warm) / statistics.median(imports)
     print(f"warm compile   {statistics.median(warm):.3f} s  vs imports {statistics.median(imports):.3f} s  "
-          f"ratio {ratio:.2f}x  (goal <= 1.5x)")
+          f"ratio {ratio:.2f}x  (goal <= 1.3x)")
 
     script = bare_script()
     bare, cold = [], []

@@ -9,12 +9,20 @@ attributes, target, options, the cache-invalidating environment variables) excep
 Triton's installation is identified by its version and libtriton's size and mtime instead
 of a hash of its bytes: reinstalling Triton changes both. On a miss, `triton.compile` runs
 as usual and the index learns the answer.
+
+Triton's binder (`create_function_from_signature`) is asked once per launch shape: its answer,
+the specialisation and the constexprs' values, is kept too, under a key holding everything the
+binder reads (the kernel's source hash with its dependencies, its do_not_specialize lists, the
+target, every argument as the binder sees it, the options, the Triton installation). On a warm
+run that saves the binder's first-call import of `triton.experimental.gluon` (about 60 ms);
+tests/test_compile.py proves the kept answer equals a fresh one.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import os
+import pickle
 import sysconfig
 from pathlib import Path
 
@@ -67,3 +75,44 @@ def disabled() -> bool:
     """Honour Triton's own switches that force a fresh compile."""
     from triton import knobs
     return bool(knobs.compilation.always_compile or os.environ.get("TRITON_ALWAYS_COMPILE") == "1")
+
+
+BINDER_FILE = "playground-binder.pkl"
+_PLAIN = (bool, int, float, str, type(None))
+
+
+def binder_key(fn, target, args, kwargs) -> str | None:
+    """A key for the binder's answer, or None when an argument is not one we can key on exactly."""
+    from .spec import AbstractTensor
+    seen = []
+    for a in args:
+        if isinstance(a, AbstractTensor):
+            seen.append(("tensor", a.dtype_name, a.shape, a.stride(), a.data_ptr(), a.ptr_range()))
+        elif isinstance(a, _PLAIN):
+            seen.append((type(a).__name__, a))
+        else:
+            return None
+    if not all(isinstance(v, _PLAIN) for v in kwargs.values()):
+        return None
+    from triton._C.libtriton import get_cache_invalidating_env_vars
+    parts = ["binder", _installation(), fn.cache_key, repr(getattr(fn, "do_not_specialize", ())),
+             repr(getattr(fn, "do_not_specialize_on_alignment", ())), repr(target), repr(seen),
+             repr(sorted((k, type(v).__name__, v) for k, v in kwargs.items())),
+             repr(sorted(get_cache_invalidating_env_vars().items()))]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def binder_lookup(key: str):
+    from triton.runtime.cache import get_cache_manager
+    path = get_cache_manager(key).get_file(BINDER_FILE)
+    if path is None:
+        return None
+    try:
+        return pickle.loads(Path(path).read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ValueError):
+        return None     # a stale or partial entry: ask the binder again
+
+
+def binder_record(key: str, answer) -> None:
+    from triton.runtime.cache import get_cache_manager
+    get_cache_manager(key).put(pickle.dumps(answer), BINDER_FILE, binary=True)

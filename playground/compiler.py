@@ -147,19 +147,27 @@ def specialize(spec: KernelSpec, target: Target, config: Config):
     option_names = set(backend.parse_options({}).__dict__)
     kwargs.update({k: v for k, v in run_defaults.items() if k in option_names})
     args = stand_in_args(spec, config)
-    binder = create_function_from_signature(fn.signature, fn.params, backend)
-    with _no_torch_in_amd_binder(target):
-        try:
-            bound, specialization, _ = binder(*args, **kwargs)
-        except TypeError as e:
-            raise UserError(f"{spec.name}: the spec's args do not match the kernel's parameters: {e}") from e
     for k in kwargs:
         if k not in option_names and k not in fn.arg_names:
             raise UserError(f"--meta {k}: not a parameter of {fn.__name__}")
+    from . import cache
+    memo = None if cache.disabled() else cache.binder_key(fn, target.gpu_target(), args, kwargs)
+    answer = cache.binder_lookup(memo) if memo else None
+    if answer is None:
+        binder = create_function_from_signature(fn.signature, fn.params, backend)
+        with _no_torch_in_amd_binder(target):
+            try:
+                bound, specialization, _ = binder(*args, **kwargs)
+            except TypeError as e:
+                raise UserError(f"{spec.name}: the spec's args do not match the kernel's parameters: {e}") from e
+        values = list(bound.values())
+        answer = (specialization, [v if s[0] == "constexpr" else None for v, s in zip(values, specialization)])
+        if memo:
+            cache.binder_record(memo, answer)
+    specialization, values = answer
     options = backend.parse_options(kwargs)
 
     names = [p.name for p in fn.params]
-    values = list(bound.values())
     signature = {n: s[0] for n, s in zip(names, specialization)}
     constexprs = {(i,): values[i] for i, s in enumerate(specialization) if s[0] == "constexpr"}
     attrs = {(i,): backend.parse_attr(s[1]) for i, s in enumerate(specialization)

@@ -31,12 +31,19 @@ def tool(name: str) -> str:
     raise UserError(f"{name} not found: install a triton wheel that ships it, or set TRITON_{name.upper()}_PATH")
 
 
+RES_USAGE_FILE = "playground-res-usage.txt"
+
+
 def sass_with_line_info(compiled) -> str:
-    cached = compiled.cache_dir() / SASS_FILE
+    return _cached(compiled, SASS_FILE, [tool("nvdisasm"), "-c", "--print-line-info-inline", "--print-line-info-ptx"])
+
+
+def _cached(compiled, name: str, command: list[str]) -> str:
+    """A tool's output on the cubin, kept beside it in Triton's cache: a warm run starts no process."""
+    cached = compiled.cache_dir() / name
     if cached.exists():
         return cached.read_text()
-    text = _run_on_cubin(compiled.kernel.asm["cubin"], [tool("nvdisasm"), "-c", "--print-line-info-inline",
-                                                                    "--print-line-info-ptx"])
+    text = _run_on_cubin(compiled.kernel.asm["cubin"], command)
     _write_atomically(cached, text)
     return text
 
@@ -62,6 +69,11 @@ def _run_on_cubin(cubin: bytes, command: list[str]) -> str:
 def resource_usage_dump(cubin: bytes) -> str:
     """`cuobjdump -res-usage`: registers, stack, shared and local memory, as ptxas recorded them."""
     return _run_on_cubin(cubin, [tool("cuobjdump"), "-res-usage"])
+
+
+def resource_usage(compiled) -> str:
+    """resource_usage_dump of a compiled kernel's cubin, kept in Triton's cache beside it."""
+    return _cached(compiled, RES_USAGE_FILE, [tool("cuobjdump"), "-res-usage"])
 
 
 def _write_atomically(path: Path, text: str) -> None:

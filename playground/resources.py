@@ -67,7 +67,7 @@ _RES_USAGE = re.compile(r"REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)\s+LOCAL:(\d+)")
 
 def _nvidia(compiled) -> Resources:
     from . import disasm
-    dump = disasm.resource_usage_dump(compiled.kernel.asm["cubin"])
+    dump = disasm.resource_usage(compiled)
     match = _RES_USAGE.search(dump)
     if not match:
         raise RuntimeError(f"cuobjdump -res-usage printed no resource line:\n{dump}")

@@ -144,3 +144,24 @@ def test_targets_by_name():
     assert targets.resolve("gfx1100").warp_size == 32
     with pytest.raises(UserError, match="unknown target"):
         targets.resolve("sm_75x")
+
+
+@pytest.mark.parametrize("kernel,target,shape", [
+    ("vector_add", "sm_90", {"N": 98432}), ("vector_add", "sm_90", {"N": 98431}), ("vector_add", "gfx942", {"N": 1}),
+    ("gemm", "sm_80", {"M": 1000, "N": 64, "K": 17}), ("softmax", "gfx1100", {"M": 3, "N": 781}),
+])
+def test_the_kept_binder_answer_is_the_binders(kernel, target, shape, tmp_path, monkeypatch):
+    """A warm run takes the specialisation from the cache: it must equal a fresh answer of Triton's binder,
+    and the binder must not run again."""
+    import triton.runtime.jit as jit
+    from playground import cache
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    spec, tgt = registry.load(kernel), targets.resolve(target)
+    config = compiler.resolve_config(spec, shape=shape)
+    fresh = compiler.specialize(spec, tgt, config)               # the binder runs, and its answer is kept
+    assert list(tmp_path.rglob(cache.BINDER_FILE))
+    monkeypatch.setattr(jit, "create_function_from_signature",
+                        lambda *a: (_ for _ in ()).throw(AssertionError("the binder ran on a warm run")))
+    kept = compiler.specialize(spec, tgt, config)
+    assert kept[:3] == fresh[:3] and kept[4] == fresh[4]
+    assert kept[3].__dict__ == fresh[3].__dict__

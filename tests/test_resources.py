@@ -144,3 +144,15 @@ def test_amd_spills_are_scratch_traffic():
     """
     # stores: 4 + 16 + 4; loads: 4 + 8.
     assert resources.amd_spill_bytes(asm) == (24, 12)
+
+
+def test_resource_usage_is_kept_beside_the_cubin_and_equals_a_fresh_dump(tmp_path, monkeypatch):
+    """A warm run reads cuobjdump's answer from Triton's cache instead of starting cuobjdump again."""
+    from playground import compiler, registry, targets
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    c = compiler.compile_kernel(registry.load("vector_add"), targets.resolve("sm_90"))
+    first = disasm.resource_usage(c)
+    assert (c.cache_dir() / disasm.RES_USAGE_FILE).read_text() == first == \
+        disasm.resource_usage_dump(c.kernel.asm["cubin"])
+    monkeypatch.setattr(disasm, "_run_on_cubin", lambda *a: (_ for _ in ()).throw(AssertionError("ran the tool")))
+    assert disasm.resource_usage(c) == first
