@@ -302,8 +302,10 @@ def _stages(show: str, target) -> list[str]:
 @click.option("--context", "-U", default=3, show_default=True, help="Lines of context around each change.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--no-color", is_flag=True, help="No colours (NO_COLOR does the same).")
+@click.option("--exit-code", is_flag=True,
+              help="Exit 1 when the two variants compile to different binaries (as git diff --exit-code).")
 def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype, timeout, show, raw, context,
-                 as_json, no_color):
+                 as_json, no_color, exit_code):
     """Compare two variants of KERNEL: figures side by side, then a diff of one stage.
 
     Both variants start from the other options (--target, --meta, ...); --a and --b say what
@@ -321,8 +323,12 @@ def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype
     if as_json:
         import json
         click.echo(json.dumps(diff.as_json(cmp), indent=2, default=str))
-        return
-    click.echo(diff.format_text(cmp, render.use_color(no_color)), nl=False)
+    else:
+        click.echo(diff.format_text(cmp, render.use_color(no_color)), nl=False)
+    if exit_code and cmp.a.compiled.hash != cmp.b.compiled.hash:
+        from playground.errors import KernelFailure
+        raise KernelFailure(f"the variants compile to different binaries ({cmp.a.label}: "
+                            f"{cmp.a.compiled.hash[:12]}, {cmp.b.label}: {cmp.b.compiled.hash[:12]})")
 
 
 @main.command("sweep")

@@ -70,3 +70,14 @@ def test_compile_exits_1_when_an_expectation_fails_and_0_when_all_hold():
 def test_a_malformed_expectation_is_bad_input_before_compiling():
     code, out, err = cli("compile", "gemm", "--target", "gfx942", "--expect", "ptx:wgmma >= 1")
     assert code == 2 and err.startswith("error: --expect 'ptx:wgmma >= 1': no stage 'ptx'")
+
+
+def test_diff_exit_code_says_whether_two_variants_share_a_binary():
+    # 4096 and 98432 are both divisible by 16: one specialisation, one binary. 98433 is not.
+    code, out, err = cli("diff", "vector_add", "--target", "sm_90", "--a", "N=4096", "--b", "N=98432", "--exit-code")
+    assert code == 0 and err == ""
+    code, out, err = cli("diff", "vector_add", "--target", "sm_90", "--a", "N=4096", "--b", "N=98433", "--exit-code")
+    assert code == 1 and err.startswith("error: the variants compile to different binaries (N=4096: ")
+    assert len(err.strip().splitlines()) == 1
+    code, _, _ = cli("diff", "vector_add", "--target", "sm_90", "--a", "N=4096", "--b", "N=98433")
+    assert code == 0      # without --exit-code a difference is an answer, not a failure
