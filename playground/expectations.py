@@ -2,8 +2,9 @@
 
 An expectation is `FIGURE OP VALUE`, with OP one of <= >= == != < >:
 - `registers`, `spills` (bytes stored + loaded), `shared` (bytes per block, static + dynamic),
-  `occupancy` (a fraction; `50%` reads as 0.5), `blocks_per_sm`: the figures the header prints,
-  from the binary and the occupancy calculator.
+  `occupancy` (a fraction; `50%` reads as 0.5), `blocks_per_sm`, `waves` and `last_wave` (the last
+  wave's share of a full one): the figures the header prints, from the binary and the occupancy
+  calculator.
 - `STAGE:REGEX`: how many lines of that stage (`sass`, `ptx`, `ttgir`, `amdgcn`, ...) match the
   regular expression, e.g. `sass:HGMMA >= 4`, `ptx:mma\\.sync == 0`.
 """
@@ -18,7 +19,8 @@ from .errors import UserError
 _OPS = {"<=": operator.le, ">=": operator.ge, "==": operator.eq, "!=": operator.ne, "<": operator.lt,
         ">": operator.gt}
 _FORM = re.compile(r"^\s*(?P<lhs>.+?)\s*(?P<op><=|>=|==|!=|<|>)\s*(?P<rhs>-?[0-9][0-9_.]*%?)\s*$")
-FIGURES = ("registers", "spills", "shared", "occupancy", "blocks_per_sm")
+FIGURES = ("registers", "spills", "shared", "occupancy", "blocks_per_sm", "waves", "last_wave")
+_FRACTIONS = ("occupancy", "last_wave")
 
 
 @dataclass(frozen=True)
@@ -39,7 +41,7 @@ class Outcome:
     @property
     def shown(self) -> str:
         """The value as the header prints it: occupancy as a percentage, counts as integers."""
-        if self.figure == "occupancy":
+        if self.figure in _FRACTIONS:
             from .units import pct
             return pct(self.got)
         return str(int(self.got)) if float(self.got).is_integer() else f"{self.got:.4g}"
@@ -87,7 +89,10 @@ def figure(c, name: str) -> float:
         return r.shared_total
     from . import occupancy
     occ = occupancy.of(c)
-    return occ.occupancy if name == "occupancy" else occ.active_blocks_per_sm
+    if name in ("waves", "last_wave") and occ.waves is None:
+        raise UserError(f"--expect {name}: the spec's grid gives no CTA count at this shape")
+    return {"occupancy": occ.occupancy, "blocks_per_sm": occ.active_blocks_per_sm, "waves": occ.waves,
+            "last_wave": occ.last_wave_fill}[name]
 
 
 def check(c, texts) -> list[Outcome]:

@@ -81,3 +81,11 @@ def test_diff_exit_code_says_whether_two_variants_share_a_binary():
     assert len(err.strip().splitlines()) == 1
     code, _, _ = cli("diff", "vector_add", "--target", "sm_90", "--a", "N=4096", "--b", "N=98433")
     assert code == 0      # without --exit-code a difference is an answer, not a failure
+
+
+def test_waves_and_the_last_wave_are_the_headers(gemm_sm90):
+    occ = occupancy.of(gemm_sm90)
+    waves, last = expectations.check(gemm_sm90, ["waves == 4", "last_wave < 50%"])
+    # 1024 CTAs, 264 per wave: 4 waves, the last 232 of 264 (87.9%).
+    assert (waves.got, waves.holds) == (occ.waves, True) == (4, True)
+    assert (last.got, last.holds, last.shown) == (occ.last_wave_fill, False, "87.9%")
