@@ -243,6 +243,29 @@ def compile_kernel(spec: KernelSpec, target: Target, config: Config | None = Non
                     options=_plain(options.__dict__), compile_seconds=seconds, cache_hit=bool(hits and hits[-1]))
 
 
+def cached_hash(spec: KernelSpec, target: Target, config: Config) -> str | None:
+    """The hash of the kernel this request compiles to, when the cache already holds it; else None.
+
+    Asks exactly what compile_kernel would (the binder's specialisation, then the fast index), so a
+    caller can tell a cache hit from a compile without compiling. A request the binder rejects is
+    not cached (compile_kernel will report why).
+    """
+    import triton  # noqa: F401  (the cache's key reads Triton's installation)
+    from triton.compiler import ASTSource
+
+    from . import cache
+    if cache.disabled():
+        return None
+    try:
+        with _quiet_triton():
+            signature, constexprs, attrs, options, _ = specialize(spec, target, config)
+    except Exception:
+        return None
+    src = ASTSource(spec.kernel, signature, constexprs, attrs)
+    kernel = cache.lookup(cache.key(src, target.gpu_target(), options), src)
+    return None if kernel is None else kernel.hash
+
+
 class PlaygroundWarning(UserWarning):
     pass
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import functools
 import io
 import itertools
 import os
@@ -87,13 +88,71 @@ def split(config: dict) -> tuple[dict, int | None, int | None]:
 
 def row(spec, target, config: dict, shape: dict | None = None, dtype: str | None = None,
         num_sms: int | None = None) -> dict:
-    """Compile one config for one target and read its figures. Raises on failure."""
+    """Compile one config for one target and read its figures. Raises on failure.
+
+    The figures are kept in Triton's cache beside the kernel (`_stored_figures`), so a rerun of
+    the sweep reads each row back instead of reading the binary again.
+    """
     from . import compiler
     meta, warps, stages = split(config)
     cfg = compiler.resolve_config(spec, meta, warps, stages, shape, dtype)
     warned: list[str] = []
     c = compiler.compile_kernel(spec, target, cfg, warn=warned.append)
-    return figures(c, num_sms) | {"warnings": warned}
+    result = figures(c, num_sms) | {"warnings": warned}
+    _store_figures(_figures_key(spec, c.hash, config, cfg, num_sms), result)
+    return result
+
+
+# ---- derived figures, kept: a row is a pure function of these inputs ----
+
+FIGURES_FILE = "playground-sweep-row.json"
+
+
+def _figures_key(spec, kernel_hash: str, config: dict, cfg, num_sms) -> str:
+    """Everything a row's figures depend on: the binary, the config and problem, the GPU's SM count,
+    the spec's file (grid, FLOP and byte counts) and the playground code that reads the binary."""
+    import hashlib
+    parts = ["sweep-row", kernel_hash, repr(sorted(config.items())), repr(sorted(cfg.shape.items())), cfg.dtype,
+             repr(num_sms), _digest_file(spec.source_path), _code_fingerprint()]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def _digest_file(path: str) -> str:
+    import hashlib
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "no file"
+
+
+@functools.lru_cache(maxsize=1)
+def _code_fingerprint() -> str:
+    """The playground library's own source: changing how a figure is read invalidates every kept row."""
+    import hashlib
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def _stored_figures(key: str) -> dict | None:
+    import json
+
+    from triton.runtime.cache import get_cache_manager
+    path = get_cache_manager(key).get_file(FIGURES_FILE)
+    if path is None:
+        return None
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _store_figures(key: str, result: dict) -> None:
+    import json
+
+    from triton.runtime.cache import get_cache_manager
+    get_cache_manager(key).put(json.dumps(result), FIGURES_FILE, binary=False)
 
 
 def figures(c, num_sms: int | None = None) -> dict:
@@ -279,11 +338,17 @@ def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape:
         except UserError as e:
             finish(task, _failure(str(e)), "rejected")
             continue
-        if _is_cached(spec, by_name[task["target"]], cfg):
-            try:
-                result = row(spec, by_name[task["target"]], task["config"], shape, dtype, num_sms)
-            except Exception as e:
-                result = _failure(_one_line(e))
+        target = by_name[task["target"]]
+        kernel_hash = compiler.cached_hash(spec, target, cfg)
+        if kernel_hash and _sass_kept(target, kernel_hash):
+            stored = _stored_figures(_figures_key(spec, kernel_hash, task["config"], cfg, num_sms))
+            if stored is not None:
+                result = stored | {"cache_hit": True, "compile_seconds": 0.0}
+            else:
+                try:
+                    result = row(spec, target, task["config"], shape, dtype, num_sms)
+                except Exception as e:
+                    result = _failure(_one_line(e))
             finish(task, result, "cache")
         else:
             misses.append(task)
@@ -308,28 +373,15 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
-def _is_cached(spec, target, cfg) -> bool:
-    """Whether the compile pipeline's fast index already knows this kernel (no compile, no worker)."""
-    from triton.compiler import ASTSource
+def _sass_kept(target, kernel_hash: str) -> bool:
+    """On NVIDIA, a row also needs the kernel's SASS, which only a sweep's worker (or `compile --show
+    sass`) writes: without it the parent would run nvdisasm itself, serially, so a worker should."""
+    if not target.is_nvidia:
+        return True
+    from triton.runtime.cache import get_cache_manager
 
-    from . import cache, compiler
-    if cache.disabled():
-        return False
-    try:
-        with compiler._quiet_triton():
-            signature, constexprs, attrs, options, _ = compiler.specialize(spec, target, cfg)
-    except Exception:
-        return False     # let the worker meet the error and report it as this config's failure
-    src = ASTSource(spec.kernel, signature, constexprs, attrs)
-    kernel = cache.lookup(cache.key(src, target.gpu_target(), options), src)
-    if kernel is None:
-        return False
-    if target.is_nvidia:      # and its SASS, which only a sweep's worker (or `compile --show sass`) writes
-        from triton.runtime.cache import get_cache_manager
-
-        from .disasm import SASS_FILE
-        return (Path(get_cache_manager(kernel.hash).cache_dir) / SASS_FILE).exists()
-    return True
+    from .disasm import SASS_FILE
+    return (Path(get_cache_manager(kernel_hash).cache_dir) / SASS_FILE).exists()
 
 
 def _in_workers(tasks: list[dict], workers: int, finish, timeout: float | None = None) -> None:

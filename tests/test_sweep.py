@@ -247,3 +247,26 @@ def test_sweep_and_diff_import_no_torch():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "False"
+
+
+def test_a_rerun_reads_each_row_back_and_it_is_the_row_a_fresh_read_gives(first, in_cold_cache, monkeypatch):
+    """Rows are kept in the cache; the kept row must be the one reading the binary again gives."""
+    read = sweep.figures
+    monkeypatch.setattr(sweep, "figures", lambda *a, **k: (_ for _ in ()).throw(AssertionError("read again")))
+    again = sweep.run("gemm", ["sm_80"], SPACE, jobs=2)
+    for kept in again.rows:
+        fresh = read(single("gemm", "sm_80", kept["config"]))
+        assert {k: v for k, v in kept.items() if k in fresh and k not in ("cache_hit", "compile_seconds")} == \
+            {k: v for k, v in fresh.items() if k not in ("cache_hit", "compile_seconds")}
+
+
+def test_a_kept_row_is_keyed_on_everything_it_depends_on():
+    spec = registry.load("gemm")
+    cfg = compiler.resolve_config(spec)
+    base = sweep._figures_key(spec, "h", {"BLOCK_SIZE_M": 64}, cfg, None)
+    assert base == sweep._figures_key(spec, "h", {"BLOCK_SIZE_M": 64}, cfg, None)
+    other_shape = compiler.resolve_config(spec, shape={"M": 128})
+    assert len({base, sweep._figures_key(spec, "h2", {"BLOCK_SIZE_M": 64}, cfg, None),
+                sweep._figures_key(spec, "h", {"BLOCK_SIZE_M": 128}, cfg, None),
+                sweep._figures_key(spec, "h", {"BLOCK_SIZE_M": 64}, other_shape, None),
+                sweep._figures_key(spec, "h", {"BLOCK_SIZE_M": 64}, cfg, 114)}) == 5
