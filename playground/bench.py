@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field
 
 from .errors import KernelFailure, UserError
-from .spec import DTYPE_BYTES
+from . import dtypes
 
 QUANTILES = (0.2, 0.5, 0.8)
 SPEEDUP_GUARD = 10.0          # a Triton kernel 10x faster than PyTorch's is usually a broken comparison
@@ -347,7 +347,7 @@ def measure(spec, target, config, cuda_graph: bool = False) -> Measured:
     peak, roof = roofline.peak_for(device, roofline.matrix_precision(compiled))
     m = Measured(kernel=spec.name, target=target.name, device=device.name, shape=dict(config.shape),
                  dtype=config.dtype, config=config.describe(), flops=spec.flops(config.shape),
-                 bytes=spec.bytes(config.shape, DTYPE_BYTES[config.dtype]), triton=triton_ms, torch=torch_ms,
+                 bytes=spec.bytes(config.shape, dtypes.size(config.dtype)), triton=triton_ms, torch=torch_ms,
                  empty_launch=empty_ms, baseline=spec.torch_baseline, peak_tflops=peak, roof=roof,
                  bandwidth_gbs=device.mem_bandwidth_gbs, l2_bytes=device.l2_bytes, method=method,
                  checked="output matched the reference before and after timing")

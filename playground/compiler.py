@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from . import params
+from . import dtypes, params
 from .errors import KernelFailure, UserError
 from .spec import AbstractTensor, KernelSpec
 from .targets import Target
@@ -278,9 +278,8 @@ def shape_warnings(spec: KernelSpec, shape: dict, dtype: str) -> list[str]:
     """A problem larger than the memory of every GPU in the device table can still be compiled
     (the binary does not depend on it), but it cannot run anywhere: say so."""
     from . import devices
-    from .spec import DTYPE_BYTES
     from .units import size
-    needed = sum(math.prod(t.dims(shape)) * DTYPE_BYTES[spec.tensor_dtype(n, dtype)]
+    needed = sum(math.prod(t.dims(shape)) * dtypes.size(spec.tensor_dtype(n, dtype))
                  for n, t in spec.tensors.items())
     largest = max(devices.DEVICES.values(), key=lambda d: d.memory_bytes)
     if needed <= largest.memory_bytes:
@@ -294,8 +293,6 @@ def shape_warnings(spec: KernelSpec, shape: dict, dtype: str) -> list[str]:
 # thread spills on every GPU, and compiling it (LLVM, then ptxas) can take many minutes.
 MAX_REGISTER_BYTES_PER_THREAD = 512 * 4
 _TENSOR_TYPE = re.compile(r"tensor<((?:\d+x)+)(!tt\.ptr<\w+>|[a-z]+\d*)")
-_ELEMENT_BYTES = {"!tt.ptr": 8, "i1": 1, "i8": 1, "i16": 2, "i32": 4, "i64": 8, "f16": 2, "bf16": 2, "f32": 4, "f64": 8,
-                  "f8E4M3FN": 1, "f8E5M2": 1}
 
 
 def tile_warnings(ttgir: str, threads: int) -> list[str]:
@@ -304,7 +301,7 @@ def tile_warnings(ttgir: str, threads: int) -> list[str]:
     for m in _TENSOR_TYPE.finditer(ttgir):
         elements = math.prod(int(d) for d in m.group(1).rstrip("x").split("x"))
         element = "!tt.ptr" if m.group(2).startswith("!tt.ptr") else m.group(2)
-        per_thread = -(-elements * _ELEMENT_BYTES.get(element, 4) // max(threads, 1))
+        per_thread = -(-elements * dtypes.IR_BYTES.get(element, 4) // max(threads, 1))
         if worst is None or per_thread > worst[0]:
             worst = (per_thread, m.group(0) + ">")
     if worst is None or worst[0] <= MAX_REGISTER_BYTES_PER_THREAD:

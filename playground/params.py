@@ -5,7 +5,8 @@ import difflib
 from typing import Iterable
 
 from .errors import UserError
-from .spec import DTYPE_BYTES, KernelSpec
+from . import dtypes
+from .spec import KernelSpec
 
 
 def parse_assignments(text: str | Iterable[str] | None, flag: str) -> dict:
@@ -90,8 +91,7 @@ def check_shape(spec: KernelSpec, shape: dict) -> dict:
 def check_dtype(spec: KernelSpec, dtype: str | None) -> str:
     if dtype is None:
         return spec.dtype
-    if dtype not in DTYPE_BYTES:
-        raise UserError(f"--dtype {dtype}: unknown dtype; known: {', '.join(DTYPE_BYTES)}")
+    dtypes.get(dtype)          # an unknown name is one line naming the known ones
     if dtype not in spec.dtypes:
         raise UserError(f"--dtype {dtype}: {spec.name} supports {', '.join(spec.dtypes)}")
     return dtype

@@ -25,10 +25,9 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from .spec import DTYPE_BYTES
+from . import dtypes
 
 # devices.py keys fp8 peaks as "fp8"; the spec names the two fp8 formats.
-_PEAK_KEY = {"fp8e4nv": "fp8", "fp8e5": "fp8"}
 
 MEASURE_HINT = "to measure instead, run on a machine with a CUDA GPU and --target native"
 
@@ -150,7 +149,7 @@ def matrix_precision(compiled) -> str | None:
     dtype = compiled.config.dtype
     if dtype == "fp32":
         return "tf32" if any(("TF32" in op.upper() or "XF32" in op.upper()) for op in report.mma_opcodes) else "fp32"
-    return _PEAK_KEY.get(dtype, dtype)
+    return dtypes.DTYPES[dtype].peak if dtype in dtypes.DTYPES else dtype
 
 
 def ctas_of(compiled) -> int:
@@ -181,7 +180,7 @@ def model(compiled, device=None) -> Model:
     if spec.flops is None or spec.bytes is None:
         from .errors import UserError
         raise UserError(f"{spec.name}: its spec gives no FLOP or byte count, so there is nothing to model")
-    flops, nbytes = spec.flops(cfg.shape), spec.bytes(cfg.shape, DTYPE_BYTES[cfg.dtype])
+    flops, nbytes = spec.flops(cfg.shape), spec.bytes(cfg.shape, dtypes.size(cfg.dtype))
     peak, roof = peak_for(device, matrix_precision(compiled))
     notes = []
     blocks, why = active_blocks(compiled)

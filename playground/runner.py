@@ -34,6 +34,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import dtypes
 from .errors import KernelFailure, UserError
 from .spec import KernelSpec
 
@@ -41,13 +42,7 @@ INTERPRETER = "interpreter"
 CUDA = "cuda"
 LAYOUT_KEYS = ("transpose", "pad", "meta")   # case keys that are not problem sizes
 GUARD = 4096                                  # sentinel elements before and after every tensor
-_TORCH_DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
-                 "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-                 "fp8e4nv": "float8_e4m3fn", "fp8e5": "float8_e5m2"}
 _PROJECT_ROOT = Path(__file__).resolve().parent.parent
-# The output sentinel's bits, by dtype: quiet NaNs with a payload (fp8e4nv has a single NaN code).
-_SENTINEL_BITS = {"fp64": 0x7FF8A5A5A5A5A5A5, "fp32": 0x7FC5A5A5, "fp16": 0x7E5A, "bf16": 0x7FDA,
-                  "fp8e4nv": 0x7F, "fp8e5": 0x7E, "i8": -77, "i16": -7777, "i32": -7777777, "i64": -7777777}
 
 
 # --- where kernels run ------------------------------------------------------------------------
@@ -238,7 +233,7 @@ def _names(value) -> list[str]:
 
 def torch_dtype(name: str):
     import torch
-    return getattr(torch, _TORCH_DTYPES[name])
+    return getattr(torch, dtypes.get(name).torch)
 
 
 @dataclass
@@ -261,14 +256,13 @@ def require_torch(command: str) -> None:
 def case_bytes(spec: KernelSpec, shape: dict, layout: dict, dtype: str) -> int:
     """The memory one case needs, at least: each tensor's guarded allocation, the inputs' seeded
     values (made on the CPU, then copied), and the fp64 copies the reference computes on."""
-    from .spec import DTYPE_BYTES
     total = 0
     for name, t in spec.tensors.items():
         dims = t.dims(shape)
         pad = _pad_for(layout.get("pad", 0), name) if len(dims) == 2 else 0
         rows = math.prod(dims[:-1]) if dims else 1
         elements = math.prod(dims) + rows * pad if dims else 1
-        size = DTYPE_BYTES[spec.tensor_dtype(name, dtype)]
+        size = dtypes.size(spec.tensor_dtype(name, dtype))
         total += (elements + 2 * GUARD) * size
         total += math.prod(dims) * (8 + (0 if t.output else size))
     return total
@@ -346,7 +340,7 @@ def _guarded(name, dims, dtype: str, transposed: bool, pad: int, device: str, se
     n = math.prod(alloc)
     storage = torch.empty(GUARD + n + GUARD, dtype=tdtype, device=device)
     if sentinel or not tdtype.is_floating_point:
-        _bits(storage).fill_(_SENTINEL_BITS[dtype])
+        _bits(storage).fill_(dtypes.get(dtype).sentinel_bits)
     else:
         storage.fill_(float("nan"))
     index = torch.arange(n, device=device).view(alloc)
@@ -415,7 +409,7 @@ def reference_outputs(spec: KernelSpec, inputs: dict, shape: dict, meta: dict) -
 
 def unwritten(t, dtype: str):
     """True where an output still holds the sentinel it was filled with: the kernel never wrote there."""
-    return _bits(t) == _SENTINEL_BITS[dtype]
+    return _bits(t) == dtypes.get(dtype).sentinel_bits
 
 
 def _bits(t):

@@ -13,9 +13,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
-# The dtypes the tools know, by Triton's short names. Sizes in bytes.
-DTYPE_BYTES = {"fp8e4nv": 1, "fp8e5": 1, "fp16": 2, "bf16": 2, "fp32": 4, "fp64": 8,
-               "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+from . import dtypes
+
 
 
 @dataclass(frozen=True)
@@ -91,7 +90,7 @@ class AbstractTensor:
         import triton.language as tl
         self.shape = tuple(shape)
         self.dtype_name = dtype
-        self.dtype = getattr(tl, _TL_NAMES.get(dtype, dtype))
+        self.dtype = getattr(tl, dtypes.get(dtype).triton)
         self._strides = strides or _contiguous_strides(self.shape)
 
     def data_ptr(self) -> int:
@@ -108,18 +107,13 @@ class AbstractTensor:
         return max(self.numel(), 1) * self.element_size()
 
     def element_size(self) -> int:
-        return DTYPE_BYTES[self.dtype_name]
+        return dtypes.size(self.dtype_name)
 
     def size(self, dim: int | None = None):
         return self.shape if dim is None else self.shape[dim]
 
     def __repr__(self):
         return f"AbstractTensor({self.shape}, {self.dtype_name})"
-
-
-_TL_NAMES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32", "fp64": "float64",
-             "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-             "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
 
 
 def _contiguous_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
