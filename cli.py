@@ -245,6 +245,7 @@ def compile(ctx, kernel, target, meta, num_warps, num_stages, shape, dtype, time
 
 def _show_compiled(c, stages, header_only, interleave, out_dir, force, as_json, no_header, no_color, outcomes):
     from playground import render
+    from playground import stages as stage_table
     from playground.errors import UserError
     if out_dir:
         written = render.write_out(c, out_dir, list(c.target.stages), force)
@@ -268,7 +269,7 @@ def _show_compiled(c, stages, header_only, interleave, out_dir, force, as_json, 
         click.echo("\n".join(("// " + line) for line in lines))
     for stage in stages:
         if len(stages) > 1:
-            if stage in ("cubin", "hsaco"):
+            if stage_table.is_binary(stage):
                 continue
             click.echo(f"\n// ===== {stage} " + "=" * 60)
         if interleave:

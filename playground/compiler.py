@@ -19,18 +19,13 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from . import dtypes, params
+from . import dtypes, params, stages
 from .errors import KernelFailure, UserError
 from .spec import AbstractTensor, KernelSpec
 from .targets import Target
 
 # Options the JIT passes to the backend on every launch (JITFunction.run), beside num_warps/stages.
 _JIT_RUN_DEFAULTS = ("debug", "instrumentation_mode", "fpsan_homomorphic_casts")
-# File names for --out, by stage.
-STAGE_FILES = {"source": "source.py", "ttir": "ttir.mlir", "ttgir": "ttgir.mlir", "llir": "llir.ll",
-               "ptx": "ptx.ptx", "sass": "sass.sass", "cubin": "kernel.cubin",
-               "amdgcn": "amdgcn.s", "hsaco": "kernel.hsaco"}
-BINARY_STAGES = ("cubin", "hsaco")
 
 
 @dataclass
@@ -73,13 +68,14 @@ class Compiled:
         return self.kernel.metadata.name
 
     def stage(self, name: str):
-        """One stage's text (bytes for cubin/hsaco). SASS is disassembled from the cubin on demand."""
+        """One stage's text (bytes for a binary), from the producer stages.py names for it."""
         if name not in self.target.stages:
             raise UserError(f"stage '{name}' does not exist for {self.target.name}; "
                             f"it has: {', '.join(self.target.stages)}")
-        if name == "source":
+        producer = stages.STAGES[name].producer
+        if producer == "python":
             return self.python_source
-        if name == "sass":
+        if producer == "nvdisasm":
             from . import disasm
             return disasm.sass(self)
         return self.kernel.asm[name]

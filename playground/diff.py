@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 
 from .errors import UserError
 from .params import split_items
+from .stages import STAGES, is_binary
 from .units import kib, pct
 
 # Keys a variant may set besides meta-parameters and problem dimensions.
@@ -81,7 +82,7 @@ def parse_variant(text: str, base: Variant, flag: str = "--a") -> Variant:
 
 # ---- normalisation: the numbering that changes on every line when anything changes ----
 
-_NORMALISERS = {
+_NORMALISERS = {      # by the stage's language (stages.py)
     "sass": [
         (re.compile(r"/\*[0-9a-f]{4,}\*/\s*"), ""),                           # instruction addresses
         (re.compile(r"/\* 0x[0-9a-f]+ \*/"), ""),                              # encodings, if printed
@@ -93,7 +94,7 @@ _NORMALISERS = {
         (re.compile(r"\$L__BB\d+_\d+"), "$L__BB#"),                            # block labels
         (re.compile(r"\$L__tmp\d+"), "$L__tmp#"),
     ],
-    "llir": [
+    "llvm": [
         (re.compile(r"%\d+\b"), "%#"),                                          # SSA values
         (re.compile(r"!\d+\b"), "!#"),                                          # metadata ids
     ],
@@ -110,27 +111,28 @@ _MLIR = [
     (re.compile(r"%arg\d+\b"), "%arg#"),
     (re.compile(r"\^bb\d+\b"), "^bb#"),
 ]
-_NORMALISERS["ttir"] = _NORMALISERS["ttgir"] = _MLIR
+_NORMALISERS["mlir"] = _MLIR
 _MLIR_LOC_LINE = re.compile(r"^#loc\d*\s*=\s*loc\(")
 
-NORMALISATION = {
+_HOW = {
     "sass": "instruction addresses dropped; register, predicate and label numbers shown as #",
     "ptx": "virtual register and label numbers shown as #",
-    "llir": "value and metadata numbers shown as #",
-    "ttir": "locations dropped; value numbers shown as #",
-    "ttgir": "locations dropped; value numbers shown as #",
+    "llvm": "value and metadata numbers shown as #",
+    "mlir": "locations dropped; value numbers shown as #",
     "amdgcn": "register and label numbers shown as #",
 }
+NORMALISATION = {name: _HOW[s.language] for name, s in STAGES.items() if s.language in _HOW}
 
 
 def normalise(text: str, stage: str) -> str:
     """The stage's text with the numbering noise replaced, line for line (location lines dropped)."""
-    rules = _NORMALISERS.get(stage)
+    language = STAGES[stage].language if stage in STAGES else None
+    rules = _NORMALISERS.get(language)
     if not rules:
         return text
     out = []
     for line in text.splitlines():
-        if stage in ("ttir", "ttgir") and _MLIR_LOC_LINE.match(line):
+        if language == "mlir" and _MLIR_LOC_LINE.match(line):
             continue
         for pattern, repl in rules:
             line = pattern.sub(repl, line)
@@ -177,7 +179,7 @@ def compare(kernel: str, a: str | tuple, b: str | tuple, stage: str = "ptx", tar
         raise UserError("say what differs: --a and --b, e.g. --a target=sm_80 --b target=sm_90")
     if context < 0:
         raise UserError(f"--context {context}: must be 0 or more lines")
-    if stage in ("cubin", "hsaco"):
+    if is_binary(stage):
         raise UserError(f"{stage} is a binary; diff sass (NVIDIA) or amdgcn (AMD) instead")
     base = Variant(kernel=kernel, target=target, meta=dict(meta or {}), num_warps=num_warps,
                    num_stages=num_stages, shape=dict(shape or {}), dtype=dtype)
@@ -223,7 +225,7 @@ def figures(c, stage: str | None = None) -> tuple[dict, dict]:
     if occ is not None:
         out |= {"blocks per SM": occ.active_blocks_per_sm, "occupancy": occ.occupancy,
                 "launchable": occ.launchable}
-    if stage and stage not in ("cubin", "hsaco"):
+    if stage and not is_binary(stage):
         out[f"{stage} lines"] = len(c.stage(stage).splitlines())
     # codeinspect names tensor-core families "mma.<family>"; the family alone reads better: "wgmma 0 → 8".
     mix = {name.removeprefix("mma."): count for name, count in _instruction_mix(c).items()}

@@ -97,8 +97,8 @@ def figure(c, name: str) -> float:
 
 def check(c, texts) -> list[Outcome]:
     """Every expectation, evaluated on the compiled kernel."""
-    binary = ("cubin", "hsaco")
-    stages = tuple(s for s in c.target.stages if s not in binary)
+    from .stages import textual
+    stages = tuple(textual(c.target.stages))
     outcomes = []
     for e in (parse(t, stages) for t in texts):
         got = figure(c, e.figure)

@@ -96,13 +96,16 @@ def _errors_as_text(self, lexer, stream, options):
 
 
 def lexer_for(stage: str):
-    """The lexer for a stage, or None for binary stages."""
+    """The lexer for a stage's language (stages.py), or None for binary stages."""
     from pygments.lexers import LlvmLexer, PtxLexer, PythonLexer
-    lexer = {"source": PythonLexer, "ttir": MlirLexer, "ttgir": MlirLexer, "llir": LlvmLexer,
-             "ptx": PtxLexer, "sass": SassLexer, "amdgcn": AmdgcnLexer}.get(stage)
+
+    from .stages import STAGES
+    language = STAGES[stage].language if stage in STAGES else None
+    lexer = {"python": PythonLexer, "mlir": MlirLexer, "llvm": LlvmLexer, "ptx": PtxLexer, "sass": SassLexer,
+             "amdgcn": AmdgcnLexer}.get(language)
     if lexer is None:
         return None
     lexer = lexer()
-    if stage in ("ptx", "llir"):
+    if language in ("ptx", "llvm"):
         lexer.add_filter(_errors_as_text())
     return lexer

@@ -8,7 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from .compiler import BINARY_STAGES, STAGE_FILES, Compiled
+from . import stages as stage_table
+from .compiler import Compiled
 from .errors import UserError
 from .units import kib
 
@@ -59,7 +60,7 @@ def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
     ]
     lines += _launch_lines(c)
     lines.append(f"compile     {c.compile_seconds * 1000:.0f} ms ({when}), triton {_triton_version()}")
-    if stage and stage not in BINARY_STAGES:
+    if stage and not stage_table.is_binary(stage):
         lines.append(f"stage       {stage}: {len(c.stage(stage).splitlines())} lines")
     return lines
 
@@ -92,7 +93,7 @@ def _short(path: str) -> str:
 
 
 def stage_text(c: Compiled, stage: str) -> str:
-    if stage in BINARY_STAGES:
+    if stage_table.is_binary(stage):
         raise UserError(f"{stage} is a binary; write it with --out DIR, or read it as "
                         f"{'sass' if stage == 'cubin' else 'amdgcn'}")
     return c.stage(stage)
@@ -101,9 +102,9 @@ def stage_text(c: Compiled, stage: str) -> str:
 def interleaved_text(c: Compiled, stage: str, color: bool = False) -> str:
     """Each Python line of the kernel, then the stage's lines generated from it."""
     from . import disasm, sourcemap
-    if stage in ("source", *BINARY_STAGES):
-        raise UserError(f"--interleave maps a compiled stage to the Python source; pick one of "
-                        f"{', '.join(s for s in c.target.stages if s not in ('source', *BINARY_STAGES))}")
+    mappable = [s for s in stage_table.textual(c.target.stages) if stage_table.STAGES[s].language != "python"]
+    if stage not in mappable:
+        raise UserError(f"--interleave maps a compiled stage to the Python source; pick one of {', '.join(mappable)}")
     text = disasm.sass_with_line_info(c) if stage == "sass" else c.stage(stage)
     file, first, last = sourcemap.kernel_lines(c.spec.kernel)
     bold, plain = ("\x1b[1;33m", "\x1b[0m") if color else ("", "")
@@ -141,7 +142,7 @@ def summary(c: Compiled, stages: list[str] = ()) -> dict:
         for s in stages:
             value = c.stage(s)
             data["stages"][s] = base64.b64encode(value).decode() if isinstance(value, bytes) else value
-        if any(s in BINARY_STAGES for s in stages):
+        if any(stage_table.is_binary(s) for s in stages):
             data["binary_encoding"] = "base64"
     return data
 
@@ -163,7 +164,7 @@ def write_out(c: Compiled, directory: str, stages: list[str], force: bool = Fals
         manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
     except (OSError, ValueError):
         manifest = {}       # unreadable: every existing file counts as not ours
-    files = {STAGE_FILES[s]: c.stage(s) for s in stages}
+    files = {stage_table.STAGES[s].file: c.stage(s) for s in stages}
     files["summary.json"] = json.dumps(summary(c), indent=2, default=str) + "\n"
     if not force:
         foreign = [name for name in files if (out / name).exists()

@@ -51,15 +51,19 @@ def _same_file(a: str, b: str) -> bool:
 # --- per stage: a list of (stage line, frames) ------------------------------------------------
 
 def locate(stage: str, text: str, ptx: str | None = None) -> list[tuple[str, list[Frame]]]:
-    if stage in ("ttir", "ttgir"):
+    """Each line of the stage with the Python frames it came from, read the way its language
+    (stages.py) records locations."""
+    from .stages import STAGES
+    language = STAGES[stage].language if stage in STAGES else None
+    if language == "mlir":
         return _mlir(text)
-    if stage == "llir":
+    if language == "llvm":
         return _llvm(text)
-    if stage == "ptx":
+    if language == "ptx":
         return _ptx(text)
-    if stage == "sass":
+    if language == "sass":
         return _sass(text, ptx)
-    if stage == "amdgcn":
+    if language == "amdgcn":
         return _amdgcn(text)
     raise ValueError(f"no line mapping for stage {stage}")
 

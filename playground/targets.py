@@ -22,10 +22,9 @@ class Target:
 
     @property
     def stages(self) -> tuple[str, ...]:
-        """The stages Triton produces for this target, in pipeline order, plus SASS from the cubin."""
-        if self.is_nvidia:
-            return ("source", "ttir", "ttgir", "llir", "ptx", "sass", "cubin")
-        return ("source", "ttir", "ttgir", "llir", "amdgcn", "hsaco")
+        """The stages this target's compile produces, in pipeline order (stages.py)."""
+        from .stages import for_backend
+        return for_backend(self.backend)
 
     def gpu_target(self):
         from triton.backends.compiler import GPUTarget
