@@ -33,7 +33,7 @@ class Device:
     name: str                      # the representative GPU the per-product numbers describe
     vendor: str                    # "nvidia" or "amd"
     num_sms: int                   # SMs (NVIDIA), CUs (CDNA) or WGPs (RDNA, see gfx1100)
-    warp_size: int                 # threads per warp / wavefront lanes
+    warp_size: int                 # threads per warp / wavefront lanes, as Triton compiles for the target
     max_threads_per_block: int
     max_threads_per_sm: int
     max_warps_per_sm: int
@@ -70,6 +70,8 @@ class Device:
     l2_bytes: int = 0
     clock_ghz: float = 0.0           # boost clock the peaks assume
     memory_bytes: int = 0            # DRAM/HBM capacity (datasheet, decimal GB)
+
+    sm_unit: str = "SM"              # what num_sms counts: "SM", "CU" or "WGP"
 
     @property
     def is_nvidia(self) -> bool:
@@ -167,7 +169,7 @@ def _cdna(target, name, num_sms, *, lds_per_cu, peak_tflops, mem_bandwidth_gbs, 
           memory_gb) -> Device:
     """CDNA2/3/4 (gfx90a, gfx942, gfx950): 4 SIMDs a CU, wave64, a unified 512-entry VGPR+AGPR file."""
     return Device(
-        target=target, name=name, vendor="amd", num_sms=num_sms,
+        target=target, name=name, vendor="amd", num_sms=num_sms, sm_unit="CU",
         warp_size=64,                        # CDNA ISA: wavefronts of 64 work-items
         max_threads_per_block=1024,          # HIP: max work-group size 1024
         max_threads_per_sm=8 * 4 * 64,       # 8 waves x 4 SIMDs x 64 lanes
@@ -214,7 +216,7 @@ DEVICES.update({
     # is a WGP. AMD Radeon RX 7900 XTX spec page: 96 CUs (48 WGPs), 2500 MHz boost, 960 GB/s, 6 MB L2;
     # FP32 61.4 (dual issue), FP16/BF16 122.8 TFLOPS (WMMA). No FP8 or TF32 matrix instructions.
     "gfx1100": Device(
-        target="gfx1100", name="Radeon RX 7900 XTX", vendor="amd", num_sms=48,
+        target="gfx1100", name="Radeon RX 7900 XTX", vendor="amd", num_sms=48, sm_unit="WGP",
         warp_size=32, max_threads_per_block=1024,
         max_threads_per_sm=16 * 4 * 32, max_warps_per_sm=16 * 4,
         max_blocks_per_sm=32,                # LLVM AMDGPU getMaxWorkGroupsPerCU: 32 barriers in WGP mode (gfx10+)
@@ -256,7 +258,7 @@ def with_num_sms(device: Device, n: int | None) -> Device:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise UserError(f"--num-sms {n}: must be a positive integer")
     scale = n / device.num_sms
-    unit = "SMs" if device.is_nvidia else "CUs" if device.target != "gfx1100" else "WGPs"
+    unit = device.sm_unit + "s"
     return dataclasses.replace(device, num_sms=n, name=f"{device.name} architecture with {n} {unit}",
                                peak_tflops={k: round(v * scale, 1) for k, v in device.peak_tflops.items()})
 

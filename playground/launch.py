@@ -67,6 +67,13 @@ def spec_grid(spec: KernelSpec, shape: dict, meta: dict) -> tuple:
     return g
 
 
+def ctas(compiled) -> int:
+    """CTAs in a compiled kernel's launch: the product of its spec's grid at the compiled shape and
+    meta. The one count of CTAs that occupancy, the roofline and `grid` all use."""
+    cfg = compiled.config
+    return math.prod(spec_grid(compiled.spec, cfg.shape, cfg.meta))
+
+
 def grid_of(spec: KernelSpec, shape: dict, meta: dict) -> tuple[int, int, int]:
     """The spec's launch grid, padded to (x, y, z)."""
     g = spec_grid(spec, shape, meta)

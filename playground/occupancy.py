@@ -241,16 +241,12 @@ def of(compiled, num_sms: int | None = None) -> Occupancy:
 
 
 def ctas(compiled) -> int | None:
-    """CTAs in the launch: the product of the spec's grid at the compiled shape and meta."""
-    cfg = compiled.config
+    """CTAs in the launch (launch.ctas), or None when the spec's grid cannot say at this shape."""
+    from .launch import ctas as count
     try:
-        g = compiled.spec.grid(cfg.shape, cfg.meta)
+        return count(compiled)
     except Exception:
         return None
-    n = 1
-    for x in (g if isinstance(g, (tuple, list)) else (g,)):
-        n *= int(x)
-    return n
 
 
 def _amd_notes(occ: Occupancy, r) -> list[str]:
@@ -390,7 +386,7 @@ def unit_names(device) -> tuple[str, str, str]:
     """What an SM, a block and a warp are called on this device."""
     if device.is_nvidia:
         return "SM", "block", "warps"
-    return ("WGP" if device.target == "gfx1100" else "CU"), "workgroup", "waves"
+    return device.sm_unit, "workgroup", "waves"
 
 
 def describe(occ: Occupancy) -> list[str]:

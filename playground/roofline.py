@@ -153,8 +153,8 @@ def matrix_precision(compiled) -> str | None:
 
 
 def ctas_of(compiled) -> int:
-    grid = compiled.spec.grid(compiled.config.shape, compiled.config.meta)
-    return math.prod(grid)
+    from .launch import ctas
+    return ctas(compiled)
 
 
 def active_blocks(compiled) -> tuple[int | None, str]:

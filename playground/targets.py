@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from .devices import DEVICES
 from .errors import UserError
 
 DEFAULT = "sm_90"   # what `compile` targets on a machine with no GPU
@@ -31,14 +32,16 @@ class Target:
         return GPUTarget(self.backend, self.arch, self.warp_size)
 
 
-# Warp size 64 on CDNA (gfx9) and 32 on RDNA (gfx11), as Triton's HIP backend uses them.
-TARGETS = {
-    **{f"sm_{cc}": Target(f"sm_{cc}", "cuda", cc, 32) for cc in (80, 86, 89, 90, 100, 120)},
-    "gfx90a": Target("gfx90a", "hip", "gfx90a", 64),
-    "gfx942": Target("gfx942", "hip", "gfx942", 64),
-    "gfx950": Target("gfx950", "hip", "gfx950", 64),
-    "gfx1100": Target("gfx1100", "hip", "gfx1100", 32),
-}
+def _target(device) -> Target:
+    """A device table row as Triton names its target: cuda with the compute capability (sm_90 -> 90),
+    or hip with the gfx name; the warp size is the device's (64 on CDNA, 32 on RDNA and NVIDIA)."""
+    if device.is_nvidia:
+        return Target(device.target, "cuda", int(device.target.removeprefix("sm_")), device.warp_size)
+    return Target(device.target, "hip", device.target, device.warp_size)
+
+
+# One row per GPU: adding a target is adding its Device in devices.py.
+TARGETS = {name: _target(d) for name, d in DEVICES.items()}
 
 
 def resolve(name: str | None) -> Target:

@@ -100,3 +100,12 @@ def test_unknown_target():
     with pytest.raises(UserError, match="known: sm_80"):
         devices.get("sm_75")
     assert devices.get(targets.resolve("sm90")) is devices.get("sm_90")
+
+
+def test_each_device_is_a_target_as_triton_names_it():
+    from playground import targets
+    assert list(targets.TARGETS) == list(devices.DEVICES)
+    assert [(t.backend, t.arch, t.warp_size) for t in targets.TARGETS.values()] == [
+        ("cuda", 80, 32), ("cuda", 86, 32), ("cuda", 89, 32), ("cuda", 90, 32), ("cuda", 100, 32), ("cuda", 120, 32),
+        ("hip", "gfx90a", 64), ("hip", "gfx942", 64), ("hip", "gfx950", 64), ("hip", "gfx1100", 32)]
+    assert [d.sm_unit for d in devices.DEVICES.values()] == ["SM"] * 6 + ["CU"] * 3 + ["WGP"]
