@@ -228,8 +228,8 @@ def compile(ctx, kernel, target, meta, num_warps, num_stages, shape, dtype, time
     playground compile gemm --show ttgir --interleave
     playground compile gemm --target sm_90 --expect 'sass:HGMMA >= 4' --expect 'spills == 0'
     """
-    from playground import expectations, render, targets
-    from playground.errors import KernelFailure, UserError
+    from playground import expectations, targets
+    from playground.errors import KernelFailure
     tgt = targets.resolve(target)
     header_only = bool(expect) and ctx.get_parameter_source("show") is click.core.ParameterSource.DEFAULT
     stages = [] if header_only else _stages(show, tgt)   # a stage the target lacks fails before compiling

@@ -2,9 +2,8 @@
 import json
 
 import pytest
-from click.testing import CliRunner
-
 from cli import main
+from conftest import invoke
 from playground import devices, targets
 
 pytestmark = pytest.mark.compile
@@ -19,18 +18,18 @@ def test_the_commands_are_the_ones_the_readme_tours():
 
 @pytest.mark.parametrize("command", COMMANDS)
 def test_help(command):
-    r = CliRunner().invoke(main, [command, "--help"])
+    r = invoke(command, "--help")
     assert r.exit_code == 0 and r.stdout.startswith(f"Usage: main {command}") and "--debug" in r.stdout
 
 
 def test_target_help_lists_every_target():
-    r = CliRunner().invoke(main, ["compile", "--help"])
+    r = invoke("compile", "--help")
     flat = " ".join(r.stdout.split())
     assert ", ".join(targets.TARGETS) in flat
 
 
 def test_targets_json_is_the_device_table():
-    r = CliRunner().invoke(main, ["targets", "--json"])
+    r = invoke("targets", "--json")
     rows = {row["target"]: row for row in json.loads(r.stdout)}
     assert r.exit_code == 0 and list(rows) == list(targets.TARGETS)
     h100, mi300x = rows["sm_90"], rows["gfx942"]

@@ -2,10 +2,8 @@
 import json
 
 import pytest
-from click.testing import CliRunner
-
-from cli import main
-from playground import compiler, expectations, occupancy, registry, targets
+from conftest import invoke
+from playground import expectations, occupancy, targets
 from playground.units import pct
 from playground.errors import UserError
 
@@ -15,14 +13,8 @@ STAGES = targets.resolve("sm_90").stages
 
 
 def cli(*args):
-    r = CliRunner().invoke(main, list(args))
+    r = invoke(*args)
     return r.exit_code, r.stdout, r.stderr
-
-
-@pytest.fixture(scope="module")
-def gemm_sm90():
-    spec = registry.load("gemm")
-    return compiler.compile_kernel(spec, targets.resolve("sm_90"))
 
 
 def test_parse():

@@ -6,7 +6,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from playground import compiler, launch, registry, targets
+from playground import compiler, launch, registry
 from playground.spec import cdiv
 
 SPECS = registry.load_all()
@@ -100,13 +100,6 @@ def test_two_dimensional_grid_numbers_x_fastest():
     grid = launch.grid_of(spec, shape, spec.meta)
     assert grid == (4, 3, 1)
     assert launch.tiles(spec, shape, spec.meta)[:5] == [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1)]
-
-
-@pytest.fixture(scope="module")
-def gemm_sm90():
-    spec = registry.load("gemm")
-    return compiler.compile_kernel(spec, targets.resolve("sm_90"),
-                                   compiler.resolve_config(spec, shape={"M": 4096, "N": 4096, "K": 4096}))
 
 
 @pytest.mark.compile

@@ -253,12 +253,6 @@ def test_the_compiler_comment_does_not_see_tritons_lds(amd_compiles, target):
     assert any("does not see Triton's 64 KB of dynamic LDS" in n for n in occ.notes)
 
 
-@pytest.fixture(scope="module")
-def gemm_sm90():
-    spec = registry.load("gemm")
-    return compiler.compile_kernel(spec, targets.resolve("sm_90"), compiler.resolve_config(spec))
-
-
 @pytest.mark.compile
 def test_of_a_compiled_kernel_counts_the_reserved_kilobyte_once(gemm_sm90):
     c = gemm_sm90

@@ -13,9 +13,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from click.testing import CliRunner
-
-from cli import main
+from conftest import invoke
 from playground import check, compiler, disasm, registry, render, sourcemap, sweep, targets
 from playground.errors import UserError
 
@@ -29,7 +27,7 @@ STOP_WITHIN_S = 10
 
 
 def cli(*args, env=None):
-    result = CliRunner().invoke(main, list(args), env=env)
+    result = invoke(*args, env=env)
     return result.exit_code, result.stdout, result.stderr
 
 

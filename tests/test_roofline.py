@@ -92,11 +92,6 @@ def _compile(kernel, target, **kw):
     return compiler.compile_kernel(spec, targets.resolve(target), compiler.resolve_config(spec, **kw))
 
 
-@pytest.fixture(scope="module")
-def gemm_sm90():
-    return _compile("gemm", "sm_90", shape={"M": 4096, "N": 4096, "K": 4096}, dtype="fp16")
-
-
 def test_model_of_gemm_uses_tensor_cores_and_waves(gemm_sm90, monkeypatch):
     # Tensor cores read from the SASS (HGMMA) -> the fp16 tensor roof. With 1 CTA per SM (pinned here,
     # occupancy.py's job in real use): the wave numbers of test_wave_quantised_grid.

@@ -1,0 +1,23 @@
+"""What many test files share: the CLI called in-process, and compiled kernels they all read."""
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from playground import compiler, registry, targets
+
+
+def invoke(*args, **kwargs):
+    """The CLI in-process, as a user would type it; returns click's Result (exit_code, stdout, stderr)."""
+    return CliRunner().invoke(main, [str(a) for a in args], **kwargs)
+
+
+@pytest.fixture
+def cli():
+    return invoke
+
+
+@pytest.fixture(scope="session")
+def gemm_sm90():
+    """gemm at its defaults (4096^3, fp16) compiled for sm_90: the kernel most figures are pinned on."""
+    spec = registry.load("gemm")
+    return compiler.compile_kernel(spec, targets.resolve("sm_90"), compiler.resolve_config(spec))
