@@ -38,3 +38,27 @@ def test_targets_json_is_the_device_table():
     # 512 VGPRs per lane x 64 lanes x 4 SIMDs: 131072 32-bit registers per CU.
     assert (mi300x["num_sms"], mi300x["warp_size"], mi300x["registers_per_sm"]) == (304, 64, 131072)
     assert all(row["memory_bytes"] == devices.DEVICES[t].memory_bytes > 0 for t, row in rows.items())
+
+
+def test_which_commands_import_torch():
+    """The compile path never imports torch (seconds to load, and not installed by `pip install -e .`);
+    only check and bench, which run kernels, may."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parent.parent
+    runs = [["list"], ["targets"], ["compile", "vector_add", "--target", "sm_90"],
+            ["grid", "gemm", "--target", "sm_90"], ["occupancy", "softmax", "--target", "gfx942"],
+            ["inspect", "vector_add", "--target", "sm_90"],
+            ["diff", "vector_add", "--target", "sm_90", "--a", "num_warps=2", "--b", "num_warps=4"],
+            ["compile", "gemm", "--target", "sm_90", "--expect", "spills == 0"]]
+    code = ("import sys, json; from conftest import invoke\n"
+            f"for args in {runs!r}:\n"
+            "    r = invoke(*args)\n"
+            "    assert r.exit_code == 0, (args, r.stderr)\n"
+            "print(json.dumps('torch' in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
+                          env={**os.environ, "PYTHONPATH": f"{root}:{root / 'tests'}"})
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "false"
