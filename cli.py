@@ -133,15 +133,21 @@ def kernel_options(f):
     return f
 
 
-def load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout=None):
-    from playground import compiler, params, registry, targets
-    spec = registry.load(kernel)
-    tgt = targets.resolve(target)
-    config = compiler.resolve_config(spec, params.parse_assignments(meta, "--meta"), num_warps, num_stages,
-                                     params.parse_assignments(shape, "--shape"), dtype)
-    for message in compiler.shape_warnings(spec, config.shape, config.dtype):
+def _request(kernel, target, meta, num_warps, num_stages, shape, dtype):
+    """The command line's kernel options as a Request (playground/request.py)."""
+    from playground.request import Request
+    return Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
+
+
+def _compile(request, timeout=None):
+    """Compile a request with a spinner, Ctrl-C and --timeout working; warnings as one line each."""
+    for message in request.shape_warnings():
         _warn(message)
-    return blocking("compiling " + spec.name, timeout, lambda: compiler.compile_kernel(spec, tgt, config, warn=_warn))
+    return blocking("compiling " + request.spec.name, timeout, lambda: request.compile(warn=_warn))
+
+
+def load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout=None):
+    return _compile(_request(kernel, target, meta, num_warps, num_stages, shape, dtype), timeout)
 
 
 def _warn(message: str) -> None:
@@ -204,8 +210,9 @@ def list_kernels(as_json):
 @main.command()
 @click.argument("kernel")
 @kernel_options
-@click.option("--show", default="ptx", show_default=True, metavar="STAGE",
-              help="source, ttir, ttgir, llir, ptx, sass, cubin (NVIDIA); amdgcn, hsaco (AMD); all.")
+@click.option("--show", default=None, metavar="STAGE",
+              help="source, ttir, ttgir, llir, ptx, sass, cubin (NVIDIA); amdgcn, hsaco (AMD); all; "
+                   "several with commas. Default: the target's assembly (ptx, amdgcn).")
 @click.option("--interleave", is_flag=True, help="Each Python line, then the stage lines generated from it.")
 @click.option("--out", "out_dir", default=None, metavar="DIR", help="Write every stage to DIR, plus summary.json.")
 @click.option("--force", is_flag=True, help="With --out: replace files playground did not write.")
@@ -216,8 +223,7 @@ def list_kernels(as_json):
               help="Check the binary: registers, spills, shared, occupancy (50%), blocks_per_sm, or "
                    "STAGE:REGEX (lines that match), e.g. 'sass:HGMMA >= 4'. Exit 1 if one fails. "
                    "With --expect and no --show, only the header is printed.")
-@click.pass_context
-def compile(ctx, kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show, interleave, out_dir,
+def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show, interleave, out_dir,
             force, as_json, no_header, no_color, expect):
     """Compile KERNEL (a name from `playground list`, or path.py[:name]) and print a stage.
 
@@ -228,14 +234,17 @@ def compile(ctx, kernel, target, meta, num_warps, num_stages, shape, dtype, time
     playground compile gemm --show ttgir --interleave
     playground compile gemm --target sm_90 --expect 'sass:HGMMA >= 4' --expect 'spills == 0'
     """
-    from playground import expectations, targets
+    from playground import expectations
+    from playground import stages as stage_table
     from playground.errors import KernelFailure
-    tgt = targets.resolve(target)
-    header_only = bool(expect) and ctx.get_parameter_source("show") is click.core.ParameterSource.DEFAULT
+    request = _request(kernel, target, meta, num_warps, num_stages, shape, dtype)
+    tgt = request.target
+    header_only = bool(expect) and show is None
+    show = show or stage_table.default_for(tgt.backend)
     stages = [] if header_only else _stages(show, tgt)   # a stage the target lacks fails before compiling
     for text in expect:                                   # and so does a malformed expectation
         expectations.parse(text, tuple(tgt.stages))
-    c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout)
+    c = _compile(request, timeout)
     outcomes = expectations.check(c, expect)
     _show_compiled(c, stages, header_only, interleave, out_dir, force, as_json, no_header, no_color, outcomes)
     failed = expectations.failure_line(outcomes)
@@ -296,8 +305,9 @@ def _stages(show: str, target) -> list[str]:
                    "a meta-parameter (BLOCK_SIZE_M=64) or a dimension (M=1000).")
 @click.option("--b", "b", multiple=True, metavar="K=V,...", help="Variant b, as --a.")
 @kernel_options
-@click.option("--show", default="ptx", show_default=True, metavar="STAGE",
-              help="The stage to diff: source, ttir, ttgir, llir, ptx, sass (NVIDIA), amdgcn (AMD).")
+@click.option("--show", default=None, metavar="STAGE",
+              help="The stage to diff: source, ttir, ttgir, llir, ptx, sass (NVIDIA), amdgcn (AMD). Default: "
+                   "the targets' assembly (ptx, amdgcn); ttgir when one side is NVIDIA and the other AMD.")
 @click.option("--raw", is_flag=True, help="Diff the exact text; by default addresses and register, value "
                                           "and label numbers are replaced by # first.")
 @click.option("--context", "-U", default=3, show_default=True, help="Lines of context around each change.")
@@ -317,10 +327,10 @@ def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype
     playground diff gemm --target sm_90 --a num_warps=4 --b num_warps=8 --show ttgir
     playground diff gemm --a BLOCK_SIZE_K=32 --b BLOCK_SIZE_K=64,num_stages=4
     """
-    from playground import diff, params, render
-    meta, shape = params.parse_assignments(meta, "--meta"), params.parse_assignments(shape, "--shape")
-    cmp = blocking("compiling both variants", timeout, lambda: diff.compare(
-        kernel, a, b, show, target, meta, num_warps, num_stages, shape, dtype, raw, context))
+    from playground import diff, render
+    from playground.request import Request
+    base = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
+    cmp = blocking("compiling both variants", timeout, lambda: diff.compare(base, a, b, show, raw, context))
     if as_json:
         import json
         click.echo(json.dumps(diff.as_json(cmp), indent=2, default=str))
@@ -357,13 +367,14 @@ def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as
     playground sweep gemm --target sm_90,sm_89,gfx942 --json > sweep.json
     playground sweep gemm -t sm_80 -m BLOCK_SIZE_M=64,128 -m BLOCK_SIZE_K=32..128 -m num_stages=2,3
     """
-    from playground import params, sweep
+    from playground import params, registry, sweep, targets
     from playground.errors import UserError
     if as_json and as_csv:
         raise UserError("--json and --csv: pick one")
-    names = [t.strip() for t in target.split(",") if t.strip()]
+    spec = registry.load(kernel)
+    tgts = [targets.resolve(t.strip()) for t in target.split(",") if t.strip()]
     with _progress(not no_progress, "compiling") as on_row:
-        result = sweep.run(kernel, names, sweep.parse_ranges(meta), params.parse_assignments(shape, "--shape"),
+        result = sweep.run(spec, tgts, sweep.parse_ranges(meta), params.parse_assignments(shape, "--shape"),
                            dtype, jobs, num_sms, on_row=on_row, timeout=timeout)
     for message in result.warnings:
         _warn(message)
@@ -423,24 +434,23 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
     playground bench gemm --target sm_90 --json
     playground bench vector_add --breakdown
     """
-    from playground import bench, params
+    from playground import bench
     from playground.errors import UserError
+    from playground.request import Request
     if as_json and as_csv:
         raise UserError("--json and --csv: pick one")
-    meta, shape = params.parse_assignments(meta, "--meta"), params.parse_assignments(shape, "--shape")
+    if breakdown and (sweep or plot_path):
+        raise UserError("--breakdown times one call at one shape; drop --sweep and --plot")
+    request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
     if breakdown:
-        if sweep or plot_path:
-            raise UserError("--breakdown times one call at one shape; drop --sweep and --plot")
-        b = blocking("timing", timeout, lambda: bench.breakdown(kernel, target, meta, num_warps, num_stages, shape,
-                                                                dtype))
+        b = blocking("timing", timeout, lambda: bench.breakdown(request))
         click.echo(bench.to_json(b) if as_json else "\n".join(bench.breakdown_lines(b)))
         return
     if plot_path:
         from playground import plot
         plot.check(plot_path, sweep)
     result = blocking("benchmarking", timeout, lambda: bench.run(
-        kernel, target, meta, num_warps, num_stages, shape, dtype, sweep, cuda_graph, num_sms,
-        progress=not no_progress), spinner=no_progress)
+        request, sweep, cuda_graph, num_sms, progress=not no_progress), spinner=no_progress)
     if plot_path:
         labels = plot.save(result, plot_path)
         click.echo(f"wrote {plot_path}: {' vs '.join(labels)}", err=True)
@@ -540,7 +550,8 @@ def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype,
             raise UserError(f"{', '.join(given)}: these describe a block without a kernel; with KERNEL, the "
                             f"compiled binary says them (use --target, --num-warps, --meta)")
         c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout)
-        occ = occupancy.report(c, sms)
+        from playground import whatif
+        occ = whatif.report(c, sms)
     if as_json:
         import json
         click.echo(json.dumps(occ.as_dict()))

@@ -237,15 +237,12 @@ def measurable(target) -> str:
     return ""
 
 
-def run(kernel: str, target: str = "native", meta: dict | None = None, num_warps: int | None = None,
-        num_stages: int | None = None, shape: dict | None = None, dtype: str | None = None,
-        sweep: str | None = None, cuda_graph: bool = False, num_sms: int | None = None,
+def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: int | None = None,
         progress: bool = False) -> BenchResult:
-    """Measure a kernel against PyTorch on the local GPU, or model it for the target: one shape or a sweep."""
-    from . import compiler, devices, registry, targets
-    spec = registry.load(kernel)
-    tgt = targets.resolve(target)
-    base = dict(shape or {})
+    """Measure a request's kernel against PyTorch on the local GPU, or model it for its target: one
+    shape, or a sweep of one dimension (`N=1024..65536`) over the request's shape."""
+    from . import devices
+    spec, tgt = request.spec, request.target
     dim, values = parse_sweep(sweep, spec) if sweep else (None, [None])
     reason = measurable(tgt)
     if num_sms is not None and not reason:
@@ -256,13 +253,12 @@ def run(kernel: str, target: str = "native", meta: dict | None = None, num_warps
     points = []
     with _progress(len(values), progress and len(values) > 1, f"{spec.name} {dim or ''}") as advance:
         for value in values:
-            point_shape = {**base, dim: value} if dim else base
-            cfg = compiler.resolve_config(spec, meta, num_warps, num_stages, point_shape, dtype)
+            point = request.changed(shape={dim: value}) if dim else request
             if reason:
                 from . import roofline
-                points.append(roofline.model(compiler.compile_kernel(spec, tgt, cfg), device))
+                points.append(roofline.model(point.compile(), device))
             else:
-                points.append(measure(spec, tgt, cfg, cuda_graph=cuda_graph))
+                points.append(measure(point, cuda_graph=cuda_graph))
             advance()
     kind = "modelled" if reason else "measured"
     name = device.name if device else points[0].device
@@ -317,12 +313,13 @@ def local_device(target):
                                peak_tflops={k: v * scale for k, v in device.peak_tflops.items()})
 
 
-def measure(spec, target, config, cuda_graph: bool = False) -> Measured:
+def measure(request, cuda_graph: bool = False) -> Measured:
     """Check, time Triton and PyTorch on the same inputs, check again."""
     import torch
     import triton.testing
 
     from . import roofline
+    spec, target, config = request.spec, request.target, request.config
     if spec.flops is None or spec.bytes is None:
         raise UserError(f"{spec.name}: its spec gives no FLOP or byte count, so there is no throughput to report")
     bench_fn = triton.testing.do_bench_cudagraph if cuda_graph else triton.testing.do_bench
@@ -343,7 +340,7 @@ def measure(spec, target, config, cuda_graph: bool = False) -> Measured:
     torch_ms = Timing(bench_fn(baseline, return_mode="all")) if baseline else None
     empty_ms = Timing(bench_fn(_empty_launch(), return_mode="all"))
     device = local_device(target)
-    compiled = _compiled(spec, target, config)
+    compiled = request.compile()
     peak, roof = roofline.peak_for(device, roofline.matrix_precision(compiled))
     m = Measured(kernel=spec.name, target=target.name, device=device.name, shape=dict(config.shape),
                  dtype=config.dtype, config=config.describe(), flops=spec.flops(config.shape),
@@ -367,11 +364,6 @@ def _baseline_mismatch(spec, config, out, expected: dict) -> str:
         if tuple(getattr(value, "shape", ())) != want:
             return f"{name} has shape {tuple(getattr(value, 'shape', ()))}, the kernel's has {want}"
     return _mismatch(spec, config, got, {n: expected[n] for n in got})
-
-
-def _compiled(spec, target, config):
-    from . import compiler
-    return compiler.compile_kernel(spec, target, config)
 
 
 def _prepare(spec, config, device: str = "cuda"):
@@ -477,18 +469,12 @@ class Breakdown:
                 "rows": [{"component": c, "how": how, **t.as_dict()} for c, t, how in self.rows]}
 
 
-def breakdown(kernel: str, target: str = "native", meta: dict | None = None, num_warps: int | None = None,
-              num_stages: int | None = None, shape: dict | None = None, dtype: str | None = None,
-              reps: int = 20) -> Breakdown:
+def breakdown(request, reps: int = 20) -> Breakdown:
     """One call from host data to host result, in parts: copy in, launch, kernel, copy out, sync."""
-    from . import compiler, registry, targets
-    spec = registry.load(kernel)
-    tgt = targets.resolve(target)
-    why = measurable(tgt)
+    why = measurable(request.target)
     if why:
         raise UserError(f"--breakdown measures on the GPU and needs a CUDA device: {why}")
-    config = compiler.resolve_config(spec, meta, num_warps, num_stages, shape, dtype)
-    return _breakdown(spec, config, reps)
+    return _breakdown(request.spec, request.config, reps)
 
 
 def _breakdown(spec, config, reps: int) -> Breakdown:

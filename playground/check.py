@@ -197,10 +197,12 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
 
     A case still running in the interpreter after `time_limit` seconds is stopped and fails alone.
     """
-    from .compiler import resolve_config
+    from .registry import ref
+    from .request import Request
     sizes, layout = runner.split_case(case)
     merged_meta = {**layout.get("meta", {}), **(meta or {})}
-    config = resolve_config(spec, merged_meta, num_warps, num_stages, sizes, dtype)   # checks spec.constraints
+    # The config a launch of this case uses (spec.constraints checked); the kernel runs through its own JIT.
+    config = Request.of(spec, "native", merged_meta, num_warps, num_stages, sizes, dtype).config
     run_mode = runner.mode(force_interpreter=interpreter)
     mode_label = runner.describe(run_mode)
     common = dict(kernel=spec.name, case=case, dtype=config.dtype, mode=mode_label, config=config.describe())
@@ -210,7 +212,7 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
             raise UserError(BF16_NOTE)
         return CaseResult(**common, status="skip", problems=[BF16_NOTE])
     try:
-        return runner.call("playground.check:execute", run_mode, time_limit=time_limit, ref=runner.spec_ref(spec),
+        return runner.call(execute, run_mode, time_limit=time_limit, ref=ref(spec),
                            case=case, config=config, seed=seed, run_mode=run_mode, mode_label=mode_label)
     except runner.WorkerDied as e:
         return CaseResult(**common, status="error", problems=[str(e)])

@@ -1,4 +1,4 @@
-"""The compile pipeline: a kernel spec, a target and overrides in; every stage of Triton's output out.
+"""The compile pipeline's steps: a Request (request.py) in; every stage of Triton's output out.
 
 No torch here: the compile path must stay fast and work where torch is not installed.
 
@@ -45,15 +45,25 @@ class Config:
 @dataclass
 class Compiled:
     """Everything one compile produced, with the derived views computed on first use."""
-    spec: KernelSpec
-    target: Target
-    config: Config
+    request: object                # the Request it answers (request.py)
     kernel: object                 # triton's CompiledKernel
     specialization: list[dict]     # per runtime argument: name, type, and what the JIT assumed
     options: dict                  # the backend options the compile used
     compile_seconds: float
     cache_hit: bool
     _derived: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def spec(self) -> KernelSpec:
+        return self.request.spec
+
+    @property
+    def target(self) -> Target:
+        return self.request.target
+
+    @property
+    def config(self) -> Config:
+        return self.request.config
 
     @property
     def metadata(self):
@@ -205,8 +215,8 @@ def _no_torch_in_amd_binder(target: Target):
         HIPBackend.is_within_2gb = original
 
 
-def compile_kernel(spec: KernelSpec, target: Target, config: Config | None = None, warn=None) -> Compiled:
-    """Compile a kernel for a target, through Triton's cache, as its JIT would for this launch.
+def build(request, warn=None) -> Compiled:
+    """Compile a request (request.py) through Triton's cache, as the JIT would for this launch.
 
     `warn(message)` hears, on a cache miss before LLVM and ptxas start, of a tile no register file can hold
     (tile_warnings); by default it goes to Python's warnings.
@@ -214,7 +224,7 @@ def compile_kernel(spec: KernelSpec, target: Target, config: Config | None = Non
     import triton
     from triton.compiler import ASTSource
 
-    config = config or resolve_config(spec)
+    spec, target, config = request.spec, request.target, request.config
     warn = warn or _python_warning
     hits = []
     with _quiet_triton():
@@ -231,20 +241,20 @@ def compile_kernel(spec: KernelSpec, target: Target, config: Config | None = Non
             try:
                 kernel = triton.compile(src, target=target.gpu_target(), options=options.__dict__)
             except Exception as e:
-                raise _compile_failure(spec, config, e) from e
+                raise compile_failure(spec, config, e) from e
         if fast_key:
             cache.record(fast_key, kernel)
     seconds = time.perf_counter() - start
-    return Compiled(spec=spec, target=target, config=config, kernel=kernel, specialization=readable,
+    return Compiled(request=request, kernel=kernel, specialization=readable,
                     options=_plain(options.__dict__), compile_seconds=seconds, cache_hit=bool(hits and hits[-1]))
 
 
-def cached_hash(spec: KernelSpec, target: Target, config: Config) -> str | None:
+def cached_hash(request) -> str | None:
     """The hash of the kernel this request compiles to, when the cache already holds it; else None.
 
-    Asks exactly what compile_kernel would (the binder's specialisation, then the fast index), so a
+    Asks exactly what build would (the binder's specialisation, then the fast index), so a
     caller can tell a cache hit from a compile without compiling. A request the binder rejects is
-    not cached (compile_kernel will report why).
+    not cached (build will report why).
     """
     import triton  # noqa: F401  (the cache's key reads Triton's installation)
     from triton.compiler import ASTSource
@@ -254,11 +264,11 @@ def cached_hash(spec: KernelSpec, target: Target, config: Config) -> str | None:
         return None
     try:
         with _quiet_triton():
-            signature, constexprs, attrs, options, _ = specialize(spec, target, config)
+            signature, constexprs, attrs, options, _ = specialize(request.spec, request.target, request.config)
     except Exception:
         return None
-    src = ASTSource(spec.kernel, signature, constexprs, attrs)
-    kernel = cache.lookup(cache.key(src, target.gpu_target(), options), src)
+    src = ASTSource(request.spec.kernel, signature, constexprs, attrs)
+    kernel = cache.lookup(cache.key(src, request.target.gpu_target(), options), src)
     return None if kernel is None else kernel.hash
 
 
@@ -369,7 +379,7 @@ def _plain(options: dict) -> dict:
             if k != "extern_libs"}
 
 
-def _compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Exception:
+def compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Exception:
     """Turn Triton's exception into one message: file:line, the offending line, Triton's words."""
     from triton.compiler.errors import CompilationError
 

@@ -18,31 +18,19 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 
 from .errors import UserError
 from .params import split_items
-from .stages import STAGES, is_binary
+from .stages import STAGES, default_for, is_binary
 from .units import kib, pct
 
 # Keys a variant may set besides meta-parameters and problem dimensions.
 VARIANT_KEYS = ("kernel", "target", "num_warps", "num_stages", "dtype")
 
 
-@dataclass
-class Variant:
-    kernel: str
-    target: str | None = None
-    meta: dict = field(default_factory=dict)
-    num_warps: int | None = None
-    num_stages: int | None = None
-    shape: dict = field(default_factory=dict)
-    dtype: str | None = None
-    text: str = ""          # what the user typed for this side
-
-
-def parse_variant(text: str, base: Variant, flag: str = "--a") -> Variant:
-    """`target=sm_80,num_warps=8,BLOCK_SIZE_M=64` on top of `base`."""
+def parse_variant(text: str, base, flag: str = "--a"):
+    """`target=sm_80,num_warps=8,BLOCK_SIZE_M=64` on top of the base Request -> (Request, the text, tidied)."""
     from . import params, registry
     given: dict = {}
     for item in params.split_items(text):
@@ -51,33 +39,29 @@ def parse_variant(text: str, base: Variant, flag: str = "--a") -> Variant:
         if not eq or not key or not value:
             raise UserError(f"{flag} '{item}': expected NAME=VALUE, as in {flag} target=sm_80")
         params.merge(given, key, value, flag)
-    pairs = list(given.items())
-    text = ",".join(f"{k}={v}" for k, v in pairs)
-    variant = replace(base, meta=dict(base.meta), shape=dict(base.shape), text=text)
+    text = ",".join(f"{k}={v}" for k, v in given.items())
     # The kernel first: the other names are checked against the kernel this side compiles.
-    for key, value in pairs:
-        if key == "kernel":
-            variant.kernel = value
-    spec = registry.load(variant.kernel)
+    spec = registry.load(given["kernel"]) if "kernel" in given else base.spec
     dims = list(spec.default_shape)
     meta_names = [p.name for p in spec.kernel.params if p.is_constexpr]
-    for key, value in pairs:
+    changes: dict = {"kernel": spec, "meta": {}, "shape": {}}
+    for key, value in given.items():
         if key == "kernel":
             continue
         if key in ("target", "dtype"):
-            setattr(variant, key, value)
+            changes[key] = value
             continue
         number = params.parse_assignments(f"{key}={value}", flag)[key]
         if key in ("num_warps", "num_stages"):
-            setattr(variant, key, number)
+            changes[key] = number
         elif key in meta_names:
-            variant.meta[key] = number
+            changes["meta"][key] = number
         elif key in dims:
-            variant.shape[key] = number
+            changes["shape"][key] = number
         else:
             raise UserError(f"{flag} {key}: not one of {', '.join(VARIANT_KEYS)}, a meta-parameter of {spec.name} "
                             f"({', '.join(meta_names) or 'none'}) or a dimension ({', '.join(dims)})")
-    return variant
+    return base.changed(**changes), text
 
 
 # ---- normalisation: the numbering that changes on every line when anything changes ----
@@ -144,7 +128,7 @@ def normalise(text: str, stage: str) -> str:
 
 @dataclass
 class Side:
-    variant: Variant
+    request: object           # request.Request
     compiled: object          # compiler.Compiled
     figures: dict             # name -> number, in display order: resources, then the instruction mix
     label: str
@@ -171,46 +155,42 @@ class Comparison:
         return not self.diff
 
 
-def compare(kernel: str, a: str | tuple, b: str | tuple, stage: str = "ptx", target: str | None = None, meta: dict | None = None,
-            num_warps: int | None = None, num_stages: int | None = None, shape: dict | None = None,
-            dtype: str | None = None, raw: bool = False, context: int = 3) -> Comparison:
-    """Compile both variants and compare their figures and one stage."""
+def compare(base, a: str | tuple, b: str | tuple, stage: str | None = None, raw: bool = False,
+            context: int = 3) -> Comparison:
+    """Compile both variants of the base Request (what --a and --b change) and compare their figures and one stage.
+
+    With no stage: the targets' assembly (stages.default_for), or TTGIR, the last stage both vendors
+    share, when one side is NVIDIA and the other AMD.
+    """
     if not split_items(a) and not split_items(b):
         raise UserError("say what differs: --a and --b, e.g. --a target=sm_80 --b target=sm_90")
     if context < 0:
         raise UserError(f"--context {context}: must be 0 or more lines")
-    if is_binary(stage):
+    if stage is not None and is_binary(stage):
         raise UserError(f"{stage} is a binary; diff sass (NVIDIA) or amdgcn (AMD) instead")
-    base = Variant(kernel=kernel, target=target, meta=dict(meta or {}), num_warps=num_warps,
-                   num_stages=num_stages, shape=dict(shape or {}), dtype=dtype)
     variants = [parse_variant(a, base, "--a"), parse_variant(b, base, "--b")]
-    compiled = [_compile(v, stage, letter) for v, letter in zip(variants, "ab")]
+    if stage is None:
+        defaults = {default_for(request.target.backend) for request, _ in variants}
+        stage = defaults.pop() if len(defaults) == 1 else "ttgir"
+    for (request, _), letter in zip(variants, "ab"):
+        if stage not in request.target.stages:
+            raise UserError(f"stage '{stage}' does not exist for {request.target.name} (side {letter}); "
+                            f"it has: {', '.join(request.target.stages)}")
+    compiled = [request.compile() for request, _ in variants]
     read = [figures(c, stage) for c in compiled]
     # An instruction category only one side has is 0 on the other, so both list the same rows.
     categories = sorted(set().union(*(mix for _, mix in read)), key=lambda n: (n != "instructions", n))
-    sides = [Side(variant=v, compiled=c, label=v.text.strip() or "base",
+    sides = [Side(request=request, compiled=c, label=text or "base",
                   figures=resources | {n: mix.get(n, 0) for n in categories})
-             for v, c, (resources, mix) in zip(variants, compiled, read)]
+             for (request, text), c, (resources, mix) in zip(variants, compiled, read)]
     texts = [c.stage(stage) if raw else normalise(c.stage(stage), stage) for c in compiled]
     lines = list(difflib.unified_diff(texts[0].splitlines(), texts[1].splitlines(),
                                       f"a/{stage} ({sides[0].label})", f"b/{stage} ({sides[1].label})",
                                       n=context, lineterm=""))
     normalised = not raw and stage in NORMALISATION
     how = NORMALISATION[stage] if normalised else "none: the exact text"
-    return Comparison(kernel=kernel, stage=stage, a=sides[0], b=sides[1], normalised=normalised,
+    return Comparison(kernel=base.spec.name, stage=stage, a=sides[0], b=sides[1], normalised=normalised,
                       normalisation=how, diff=lines)
-
-
-def _compile(variant: Variant, stage: str, letter: str):
-    from . import compiler, registry, targets
-    spec = registry.load(variant.kernel)
-    tgt = targets.resolve(variant.target)
-    if stage not in tgt.stages:
-        raise UserError(f"stage '{stage}' does not exist for {tgt.name} (side {letter}); "
-                        f"it has: {', '.join(tgt.stages)}")
-    config = compiler.resolve_config(spec, variant.meta, variant.num_warps, variant.num_stages,
-                                     variant.shape, variant.dtype)
-    return compiler.compile_kernel(spec, tgt, config)
 
 
 def figures(c, stage: str | None = None) -> tuple[dict, dict]:

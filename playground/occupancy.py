@@ -37,7 +37,7 @@ metadata.shared at launch. The compiler's `; Occupancy:` comment is computed fro
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .units import kib, kib_exact, pct
 from .errors import UserError
@@ -317,53 +317,6 @@ def _smem_for(d, target: int) -> int:
     return min(per_block, d.lds_per_workgroup)
 
 
-def what_if(compiled, num_sms: int | None = None) -> list[str]:
-    """When shared memory limits: recompile with fewer pipeline stages, then with half the BLOCK_SIZE_K,
-    and report the first of each that lets one more block in, with the shared memory and registers
-    the compiler then really uses."""
-    base = of(compiled, num_sms)
-    if "shared_memory" not in base.limiter:
-        return []
-    cfg = compiled.config
-    stages = [(f"num_stages={s}", replace(cfg, num_stages=s)) for s in range(cfg.num_stages - 1, 0, -1)]
-    smaller_k = []
-    if cfg.meta.get("BLOCK_SIZE_K", 0) >= 32:
-        k = cfg.meta["BLOCK_SIZE_K"] // 2
-        smaller_k = [(f"BLOCK_SIZE_K={k}", replace(cfg, meta={**cfg.meta, "BLOCK_SIZE_K": k}))]
-    out = []
-    for group in (stages, smaller_k):
-        first = None
-        for label, new_cfg in group:      # the first change that lets one more block in
-            line = _recompiled(compiled, base, label, new_cfg, num_sms)
-            if line and "still" not in line:
-                out.append(line)
-                break
-            first = first or line
-        else:
-            if first:                     # none did: say what the nearest one gives, and what still limits
-                out.append(first)
-    return out
-
-
-def _recompiled(compiled, base: Occupancy, label: str, cfg, num_sms) -> str | None:
-    from . import compiler
-    try:
-        other = of(compiler.compile_kernel(compiled.spec, compiled.target, cfg), num_sms)
-    except Exception:       # a config the compiler rejects is no hint
-        return None
-    mem = "shared memory" if compiled.target.is_nvidia else "LDS"
-    change = (f"with {label}: {mem} {kib(base.shared_memory)} → {kib(other.shared_memory)}, registers "
-              f"{base.registers} → {other.registers}: ")
-    if other.active_blocks_per_sm <= base.active_blocks_per_sm:
-        limited = ", ".join(LIMITER_WORDS[other.device_table.is_nvidia][k] for k in other.limiter)
-        return change + f"still {per_sm(other.device_table, other.active_blocks_per_sm)} (limited by {limited})"
-    return change + (f"{base.active_blocks_per_sm} → {per_sm(other.device_table, other.active_blocks_per_sm)}, "
-                     f"{pct(base.occupancy)} → {pct(other.occupancy)}")
-
-
-# ---------------------------------------------------------------------------------------------
-# Rendering: the compile header's lines and the JSON summary (render.py calls both)
-
 def question(arch: str, threads: int, regs: int, smem: int, grid: int | None = None, num_sms: int | None = None,
              sgprs: int | None = None) -> Occupancy:
     """The standalone calculator: an architecture by name and a block's resources, with the what-if hints."""
@@ -437,15 +390,6 @@ def summary(compiled) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# The `occupancy` command's report
-
-def report(compiled, num_sms: int | None = None) -> Occupancy:
-    """Occupancy of a compiled kernel with every hint: the arithmetic ones and the recompiled ones."""
-    occ = of(compiled, num_sms)
-    occ.hints += what_if(compiled, num_sms)
-    return occ
-
-
 def parse_count(flag: str, text) -> int | None:
     """A non-negative integer from the command line, or one line saying what is wrong with it."""
     if text is None:

@@ -30,6 +30,14 @@ def load(ref: str) -> KernelSpec:
     return _finish(module.SPEC, module.__file__)
 
 
+def ref(spec: KernelSpec) -> str:
+    """How another process finds this spec with `load`: a built-in name, or path:name for any other file."""
+    path = Path(spec.source_path)
+    if path.parent == KERNELS_DIR and path.stem == spec.name:
+        return spec.name
+    return f"{path}:{spec.name}"
+
+
 def load_all() -> list[KernelSpec]:
     return [load(n) for n in kernel_names()]
 

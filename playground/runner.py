@@ -79,29 +79,18 @@ def _env_true(value) -> bool:
     return str(value).lower() in ("1", "true", "yes", "on")
 
 
-def call(function: str, where: str, *, time_limit: float | None = None, **kwargs):
-    """Call `module:function(**kwargs)` where kernels can run in mode `where`: here, or in the worker.
+def call(function, where: str, *, time_limit: float | None = None, **kwargs):
+    """Call `function(**kwargs)` where kernels can run in mode `where`: here, or in the worker.
+
+    The function travels to the worker by reference (pickle names its module and name), so it must
+    be a module-level function.
 
     `time_limit` (seconds) holds for the worker: past it the worker is killed and TimedOutInWorker
     raised. A kernel running here, on a GPU, cannot be stopped mid-launch, so there it does not apply.
     """
     if where == CUDA or interpreting_here():
-        return _resolve(function)(**kwargs)
+        return function(**kwargs)
     return _worker().call(function, kwargs, time_limit)
-
-
-def _resolve(function: str):
-    module, _, name = function.partition(":")
-    return getattr(importlib.import_module(module), name)
-
-
-def spec_ref(spec: KernelSpec) -> str:
-    """How another process finds this spec: a built-in name, or path:name for any other file."""
-    from .registry import KERNELS_DIR
-    path = Path(spec.source_path)
-    if path.parent == KERNELS_DIR and path.stem == spec.name:
-        return spec.name
-    return f"{path}:{spec.name}"
 
 
 # --- the interpreter worker -------------------------------------------------------------------
@@ -131,7 +120,7 @@ class _Worker:
     def alive(self) -> bool:
         return self.proc.poll() is None
 
-    def call(self, function: str, kwargs: dict, time_limit: float | None = None):
+    def call(self, function, kwargs: dict, time_limit: float | None = None):
         import select
         try:
             pickle.dump((function, kwargs), self.proc.stdin)
@@ -197,7 +186,7 @@ def serve():
         except EOFError:
             return
         try:
-            answer = ("ok", _resolve(function)(**kwargs), None)
+            answer = ("ok", function(**kwargs), None)
         except (UserError, KernelFailure) as e:
             answer = ("raise", e, traceback.format_exc())
         except Exception as e:
@@ -446,8 +435,8 @@ def crash_message(error: BaseException, spec: KernelSpec, config=None) -> str:
     try:
         from triton.compiler.errors import CompilationError
         if isinstance(error, CompilationError) and config is not None:
-            from .compiler import _compile_failure
-            return str(_compile_failure(spec, config, error))
+            from .compiler import compile_failure
+            return str(compile_failure(spec, config, error))
     except ImportError:
         pass
     inner = error

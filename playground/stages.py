@@ -21,6 +21,7 @@ class Stage:
     file: str                   # the file `compile --out` writes it to
     language: str | None        # python, mlir, llvm, ptx, sass, amdgcn; None for a binary
     description: str
+    default: bool = False       # what `compile` and `diff` show for its backends when --show is not given
 
     @property
     def binary(self) -> bool:
@@ -33,10 +34,10 @@ STAGES = {s.name: s for s in (
     Stage("ttir", BOTH, "triton", "ttir.mlir", "mlir", "Triton IR: operations on whole blocks"),
     Stage("ttgir", BOTH, "triton", "ttgir.mlir", "mlir", "TritonGPU IR: layouts, shared memory, pipelining"),
     Stage("llir", BOTH, "triton", "llir.ll", "llvm", "LLVM IR: one thread's program"),
-    Stage("ptx", ("cuda",), "triton", "ptx.ptx", "ptx", "PTX, NVIDIA's virtual assembly"),
+    Stage("ptx", ("cuda",), "triton", "ptx.ptx", "ptx", "PTX, NVIDIA's virtual assembly", default=True),
     Stage("sass", ("cuda",), "nvdisasm", "sass.sass", "sass", "SASS, the machine code, from the cubin"),
     Stage("cubin", ("cuda",), "triton", "kernel.cubin", None, "the NVIDIA binary"),
-    Stage("amdgcn", ("hip",), "triton", "amdgcn.s", "amdgcn", "AMDGCN assembly"),
+    Stage("amdgcn", ("hip",), "triton", "amdgcn.s", "amdgcn", "AMDGCN assembly", default=True),
     Stage("hsaco", ("hip",), "triton", "kernel.hsaco", None, "the AMD binary"),
 )}
 
@@ -44,6 +45,11 @@ STAGES = {s.name: s for s in (
 def for_backend(backend: str) -> tuple[str, ...]:
     """The stages a backend's compile produces, in pipeline order."""
     return tuple(name for name, s in STAGES.items() if backend in s.backends)
+
+
+def default_for(backend: str) -> str:
+    """The stage shown when none is asked for: the backend's assembly (PTX, AMDGCN)."""
+    return next(name for name in for_backend(backend) if STAGES[name].default)
 
 
 def get(name: str) -> Stage:

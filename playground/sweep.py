@@ -86,21 +86,25 @@ def split(config: dict) -> tuple[dict, int | None, int | None]:
 
 # ---- one row: the same function in the parent (cache hits) and in the workers ----
 
-def row(spec, target, config: dict, shape: dict | None = None, dtype: str | None = None,
-        num_sms: int | None = None) -> dict:
-    """Compile one config for one target and read its figures. Raises on failure.
+def row(request, config: dict, num_sms: int | None = None) -> dict:
+    """Compile one config's Request and read its figures. Raises on failure.
 
-    The figures are kept in Triton's cache beside the kernel (`_stored_figures`), so a rerun of
-    the sweep reads each row back instead of reading the binary again.
+    `config` is the row's label (the swept names and values). The figures are kept in Triton's
+    cache beside the kernel (`_stored_figures`), so a rerun of the sweep reads each row back
+    instead of reading the binary again.
     """
-    from . import compiler
-    meta, warps, stages = split(config)
-    cfg = compiler.resolve_config(spec, meta, warps, stages, shape, dtype)
     warned: list[str] = []
-    c = compiler.compile_kernel(spec, target, cfg, warn=warned.append)
+    c = request.compile(warn=warned.append)
     result = figures(c, num_sms) | {"warnings": warned}
-    _store_figures(_figures_key(spec, c.hash, config, cfg, num_sms), result)
+    _store_figures(_figures_key(request, c.hash, config, num_sms), result)
     return result
+
+
+def request_for(spec, target, config: dict, shape: dict | None = None, dtype: str | None = None):
+    """The Request one config of the space compiles (UserError for a config that is not valid input)."""
+    from .request import Request
+    meta, warps, stages = split(config)
+    return Request.of(spec, target, meta or None, warps, stages, shape or None, dtype)
 
 
 # ---- derived figures, kept: a row is a pure function of these inputs ----
@@ -108,12 +112,13 @@ def row(spec, target, config: dict, shape: dict | None = None, dtype: str | None
 FIGURES_FILE = "playground-sweep-row.json"
 
 
-def _figures_key(spec, kernel_hash: str, config: dict, cfg, num_sms) -> str:
+def _figures_key(request, kernel_hash: str, config: dict, num_sms) -> str:
     """Everything a row's figures depend on: the binary, the config and problem, the GPU's SM count,
     the spec's file (grid, FLOP and byte counts) and the playground code that reads the binary."""
     import hashlib
+    cfg = request.config
     parts = ["sweep-row", kernel_hash, repr(sorted(config.items())), repr(sorted(cfg.shape.items())), cfg.dtype,
-             repr(num_sms), _digest_file(spec.source_path), _code_fingerprint()]
+             repr(num_sms), _digest_file(request.spec.source_path), _code_fingerprint()]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -216,10 +221,8 @@ def _warm_worker() -> None:
 def _work(task: dict) -> dict:
     """Runs in a worker: one config, its failure caught and returned as data."""
     try:
-        from . import registry, targets
-        spec = registry.load(task["kernel"])
-        return row(spec, targets.resolve(task["target"]), task["config"], task["shape"], task["dtype"],
-                   task["num_sms"])
+        from .request import Request
+        return row(Request.from_ref(task["request"]), task["config"], task["num_sms"])
     except KeyboardInterrupt:
         raise
     except BaseException as e:   # SystemExit from a user's file counts as that config's failure too
@@ -282,20 +285,19 @@ class Sweep:
         return 2 if self.rejected == len(self.rows) else 1
 
 
-def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape: dict | None = None,
+def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = None,
         dtype: str | None = None, jobs: int | None = None, num_sms: int | None = None,
         on_row=None, timeout: float | None = None) -> Sweep:
-    """Compile the space for every target; one row per (target, config), in a stable order.
+    """Compile the space of a KernelSpec for every Target; one row per (target, config), in a stable order.
 
+    Each (target, config) is one Request (`request_for`); a config the spec rejects is a row too.
     `timeout`: seconds one config may compile before it is stopped and reported as failed.
-
     `on_row(done, total, row)` is called once with (0, total, None), then as each row is ready
     (for a progress bar).
     """
-    from . import compiler, params, registry, targets
+    from . import params
     start = time.perf_counter()
-    spec = registry.load(kernel)
-    tgts = [targets.resolve(t) for t in target_names]
+    tgts = list(targets)
     if not tgts:
         raise UserError("--target: name at least one target")
     if len({t.name for t in tgts}) != len(tgts):
@@ -312,8 +314,7 @@ def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape:
     shape = params.check_shape(spec, shape or {})
     dtype = params.check_dtype(spec, dtype)
     configs = space(spec, ranges)
-    tasks = [{"index": i, "kernel": kernel, "target": t.name, "config": cfg, "shape": shape, "dtype": dtype,
-              "num_sms": num_sms} for i, (t, cfg) in enumerate(itertools.product(tgts, configs))]
+    tasks = [{"index": i, "target": t, "config": cfg} for i, (t, cfg) in enumerate(itertools.product(tgts, configs))]
     rows: list[dict | None] = [None] * len(tasks)
     origins: list[str] = [""] * len(tasks)
     done = 0
@@ -322,7 +323,7 @@ def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape:
 
     def finish(task, result, origin="compiled"):
         nonlocal done
-        rows[task["index"]] = {"target": task["target"], "config": task["config"], **result}
+        rows[task["index"]] = {"target": task["target"].name, "config": task["config"], **result}
         origins[task["index"]] = origin if result["status"] == "ok" or origin == "rejected" else "failed"
         done += 1
         if on_row:
@@ -330,37 +331,34 @@ def run(kernel: str, target_names: list[str], ranges: dict | None = None, shape:
 
     # The parent answers what the cache holds (and what is not a valid config) without a worker.
     misses = []
-    by_name = {t.name: t for t in tgts}
     for task in tasks:
-        meta, warps, stages = split(task["config"])
         try:
-            cfg = compiler.resolve_config(spec, meta, warps, stages, shape, dtype)
+            request = request_for(spec, task["target"], task["config"], shape, dtype)
         except UserError as e:
             finish(task, _failure(str(e)), "rejected")
             continue
-        target = by_name[task["target"]]
-        kernel_hash = compiler.cached_hash(spec, target, cfg)
-        if kernel_hash and _sass_kept(target, kernel_hash):
-            stored = _stored_figures(_figures_key(spec, kernel_hash, task["config"], cfg, num_sms))
+        kernel_hash = request.cached_hash()
+        if kernel_hash and _sass_kept(request.target, kernel_hash):
+            stored = _stored_figures(_figures_key(request, kernel_hash, task["config"], num_sms))
             if stored is not None:
                 result = stored | {"cache_hit": True, "compile_seconds": 0.0}
             else:
                 try:
-                    result = row(spec, target, task["config"], shape, dtype, num_sms)
+                    result = row(request, task["config"], num_sms)
                 except Exception as e:
                     result = _failure(_one_line(e))
             finish(task, result, "cache")
         else:
-            misses.append(task)
+            misses.append({**task, "request": request.ref(), "num_sms": num_sms})
 
     workers = min(jobs, len(misses))
     if misses:
         _in_workers(misses, workers, finish, timeout)
+    from .compiler import shape_warnings
     result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.name for t in tgts], configs=configs,
                    rows=rows, seconds=time.perf_counter() - start, compiled=origins.count("compiled"),
                    cached=origins.count("cache"), failed=origins.count("failed") + origins.count("rejected"),
-                   rejected=origins.count("rejected"), workers=workers,
-                   warnings=compiler.shape_warnings(spec, shape, dtype))
+                   rejected=origins.count("rejected"), workers=workers, warnings=shape_warnings(spec, shape, dtype))
     rank(result.rows)
     return result
 

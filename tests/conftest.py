@@ -3,7 +3,8 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from playground import compiler, registry, targets
+from playground import registry
+from playground.request import Request
 
 
 def invoke(*args, **kwargs):
@@ -20,4 +21,4 @@ def cli():
 def gemm_sm90():
     """gemm at its defaults (4096^3, fp16) compiled for sm_90: the kernel most figures are pinned on."""
     spec = registry.load("gemm")
-    return compiler.compile_kernel(spec, targets.resolve("sm_90"), compiler.resolve_config(spec))
+    return Request.of(spec, "sm_90").compile()

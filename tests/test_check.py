@@ -196,7 +196,8 @@ def test_interpreter_mode_is_reported_and_kernels_stay_compilable_here():
 @pytest.mark.skipif(runner.interpreting_here(), reason="would crash this very process")
 def test_a_dying_worker_is_reported_and_replaced():
     with pytest.raises(runner.WorkerDied, match=r"died \(signal SIGSEGV\): the kernel likely read or wrote memory"):
-        runner.call("ctypes:string_at", runner.INTERPRETER, ptr=0)
+        import ctypes
+        runner.call(ctypes.string_at, runner.INTERPRETER, ptr=0)
     assert check.check_case(registry.load("vector_add"), {"N": 10}, "fp32").status == "pass"
 
 
@@ -299,7 +300,8 @@ def test_check_bf16_on_the_interpreter_exits_2():
 def test_an_error_in_the_worker_carries_its_traceback():
     from playground.errors import KernelFailure
     with pytest.raises(KernelFailure, match=r"^JSONDecodeError: ") as info:
-        runner.call("json:loads", runner.INTERPRETER, s="{")
+        import json
+        runner.call(json.loads, runner.INTERPRETER, s="{")
     assert "json/decoder.py" in str(info.value.__cause__)
 
 

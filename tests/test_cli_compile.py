@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
+from playground.request import Request
 
 pytestmark = pytest.mark.compile
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,8 +44,8 @@ def test_compile_prints_header_and_ptx():
 
 
 def test_header_registers_are_the_cubins():
-    from playground import compiler, disasm, registry, targets
-    c = compiler.compile_kernel(registry.load("gemm"), targets.resolve("sm_80"))
+    from playground import disasm, registry
+    c = Request.of(registry.load("gemm"), "sm_80").compile()
     dump = disasm.resource_usage_dump(c.kernel.asm["cubin"])
     code, out = run("compile", "gemm", "--target", "sm_80", "--show", "ptx")
     assert f"REG:{c.resources.registers} " in dump
@@ -174,9 +175,9 @@ def test_version_names_triton_and_torch():
 
 
 def test_amd_header_counts_vgprs_per_lane_and_sgprs_per_wave():
-    from playground import compiler, registry, render, targets
+    from playground import registry, render
     spec = registry.load("vector_add")
-    c = compiler.compile_kernel(spec, targets.resolve("gfx942"))
+    c = Request.of(spec, "gfx942").compile()
     (line,) = [l for l in render.header_lines(c) if l.startswith("registers")]
     r = c.resources
     assert line == f"registers   {r.vgprs} VGPRs + {r.agprs} AGPRs per lane, {r.sgprs} SGPRs per wave"

@@ -8,17 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from playground import codeinspect, compiler, registry, targets
+from playground import codeinspect, registry
+from playground.request import Request
 
 DATA = Path(__file__).parent / "data"
 
 
 def compile_(kernel, target, **overrides):
-    spec = registry.load(kernel)
-    shape = overrides.pop("shape", None)
-    cfg = compiler.resolve_config(spec, overrides.pop("meta", None), overrides.pop("num_warps", None),
-                                  overrides.pop("num_stages", None), shape, overrides.pop("dtype", None))
-    return compiler.compile_kernel(spec, targets.resolve(target), cfg)
+    return Request.of(kernel, target, **overrides).compile()
 
 
 # ---- parsers on excerpts -----------------------------------------------------------------------
@@ -184,7 +181,7 @@ def test_planted_spill_is_reported_in_bytes():
 
 
 def test_ieee_fp32_dot_has_no_tensor_cores_on_nvidia():
-    c = compiler.compile_kernel(registry.load(str(DATA / "fp32_dot.py")), targets.resolve("sm_90"))
+    c = Request.of(registry.load(str(DATA / "fp32_dot.py")), "sm_90").compile()
     r = codeinspect.read(c)
     assert r.has_dot and "mma" not in r.mix
     assert any(h.startswith("tl.dot lowered without tensor cores") for h in r.hints)

@@ -5,6 +5,7 @@ import pytest
 
 from playground import compiler, registry, targets
 from playground.errors import UserError
+from playground.request import Request
 
 pytestmark = pytest.mark.compile
 
@@ -15,9 +16,7 @@ _compiled = {}
 def compiled(kernel: str, target: str, **overrides):
     key = (kernel, target, tuple(sorted((k, str(v)) for k, v in overrides.items())))
     if key not in _compiled:
-        spec = registry.load(kernel)
-        cfg = compiler.resolve_config(spec, **overrides)
-        _compiled[key] = compiler.compile_kernel(spec, targets.resolve(target), cfg)
+        _compiled[key] = Request.of(kernel, target, **overrides).compile()
     return _compiled[key]
 
 
@@ -92,19 +91,18 @@ def test_num_warps_and_stages_reach_the_binary():
 
 
 def test_second_compile_is_served_from_the_cache():
-    spec = registry.load("softmax")
-    cfg = compiler.resolve_config(spec)
-    compiler.compile_kernel(spec, targets.resolve("sm_90"), cfg)
-    again = compiler.compile_kernel(spec, targets.resolve("sm_90"), cfg)
+    request = Request.of("softmax", "sm_90")
+    request.compile()
+    again = request.compile()
     assert again.cache_hit
 
 
 def test_cache_fast_path_returns_the_same_kernel_as_triton(monkeypatch):
     from playground import cache
     spec = registry.load("relu_matmul")
-    first = compiler.compile_kernel(spec, targets.resolve("sm_80"))
+    first = Request.of(spec, "sm_80").compile()
     monkeypatch.setattr(cache, "lookup", lambda *a: None)   # force Triton's own cache lookup
-    second = compiler.compile_kernel(spec, targets.resolve("sm_80"))
+    second = Request.of(spec, "sm_80").compile()
     assert second.hash == first.hash and second.cache_hit
     assert second.stage("ptx") == first.stage("ptx")
 
@@ -112,7 +110,7 @@ def test_cache_fast_path_returns_the_same_kernel_as_triton(monkeypatch):
 def test_user_file_with_several_specs():
     spec = registry.load("tests/data/my_kernels.py:scale")
     assert spec.name == "scale"
-    c = compiler.compile_kernel(spec, targets.resolve("sm_90"))
+    c = Request.of(spec, "sm_90").compile()
     assert "mul.f32" in c.stage("ptx")
     with pytest.raises(UserError, match="several kernels"):
         registry.load("tests/data/my_kernels.py")

@@ -8,16 +8,17 @@ from click.testing import CliRunner
 from cli import main
 from playground import diff
 from playground.errors import UserError
+from playground.request import Request
 
 pytestmark = pytest.mark.compile   # the compile path alone: CI runs it on the oldest Triton too
 
 _cache = {}
 
 
-def compare(a, b, stage, **kw):
-    key = (a, b, stage, tuple(sorted(kw.items())))
+def compare(a, b, stage, target=None, raw=False):
+    key = (a, b, stage, target, raw)
     if key not in _cache:
-        _cache[key] = diff.compare("gemm", a, b, stage, **kw)
+        _cache[key] = diff.compare(Request.of("gemm", target), a, b, stage, raw=raw)
     return _cache[key]
 
 
@@ -115,11 +116,13 @@ def test_normalise_drops_mlir_location_lines():
 
 
 def test_parse_variant():
-    base = diff.Variant(kernel="gemm", target="sm_90", meta={"GROUP_SIZE_M": 4})
-    v = diff.parse_variant("target=sm_80,num_warps=8,num_stages=2,BLOCK_SIZE_M=64,M=1000,dtype=bf16", base)
-    assert (v.target, v.num_warps, v.num_stages, v.dtype) == ("sm_80", 8, 2, "bf16")
-    assert v.meta == {"GROUP_SIZE_M": 4, "BLOCK_SIZE_M": 64} and v.shape == {"M": 1000}
-    assert base.meta == {"GROUP_SIZE_M": 4}, "the base is not changed"
+    base = Request.of("gemm", "sm_90", meta={"GROUP_SIZE_M": 4})
+    v, text = diff.parse_variant("target=sm_80,num_warps=8,num_stages=2,BLOCK_SIZE_M=64,M=1000,dtype=bf16", base)
+    assert text == "target=sm_80,num_warps=8,num_stages=2,BLOCK_SIZE_M=64,M=1000,dtype=bf16"
+    assert (v.target.name, v.config.num_warps, v.config.num_stages, v.config.dtype) == ("sm_80", 8, 2, "bf16")
+    assert v.config.meta["GROUP_SIZE_M"] == 4 and v.config.meta["BLOCK_SIZE_M"] == 64
+    assert v.config.shape["M"] == 1000
+    assert base.config.meta["GROUP_SIZE_M"] == 4 and base.config.meta["BLOCK_SIZE_M"] != 64, "the base is unchanged"
 
 
 @pytest.mark.parametrize("text,message", [
@@ -130,7 +133,7 @@ def test_parse_variant():
 ])
 def test_parse_variant_errors(text, message):
     with pytest.raises(UserError, match=message):
-        diff.parse_variant(text, diff.Variant(kernel="gemm"))
+        diff.parse_variant(text, Request.of("gemm", "sm_90"))
 
 
 def test_two_kernel_files(tmp_path):
@@ -141,7 +144,7 @@ def test_two_kernel_files(tmp_path):
     text = original.read_text()
     line = next(l for l in text.splitlines() if "tl.store(" in l)
     changed.write_text(text.replace(line, line.replace("x + y", "y + x")))
-    cmp = diff.compare("vector_add", "", f"kernel={changed}", "source", target="sm_90")
+    cmp = diff.compare(Request.of("vector_add", "sm_90"), "", f"kernel={changed}", "source")
     assert removed(cmp) == [line] and added(cmp) == [line.replace("x + y", "y + x")]
     assert cmp.b.compiled.spec.source_path == str(changed)
 

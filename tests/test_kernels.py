@@ -6,7 +6,8 @@ runs natively. Also: the kernels added for correctness work compile for every ta
 """
 import pytest
 
-from playground import check, compiler, registry, runner, targets
+from playground import check, compiler, registry, runner
+from playground.request import Request
 
 SPECS = registry.load_all()
 
@@ -66,7 +67,7 @@ SHARED_LIMIT = {"sm_80": 99 * 1024, "sm_90": 227 * 1024, "sm_100": 227 * 1024, "
 @pytest.mark.parametrize("name", ["layernorm", "flash_attention", "transpose"])
 def test_new_kernels_compile(name, target):
     spec = registry.load(name)
-    c = compiler.compile_kernel(spec, targets.resolve(target), compiler.resolve_config(spec))
+    c = Request.of(spec, target).compile()
     assert c.resources.shared_total <= SHARED_LIMIT[target]
     assert c.stage("amdgcn" if target.startswith("gfx") else "ptx")
 
@@ -76,10 +77,8 @@ def test_transpose_coalesced_goes_through_shared_memory_and_naive_does_not():
     # What the memory tutorial says: tl.trans makes the compiler stage the tile in shared memory (a
     # 64x64 fp32 tile is 16 KB); the naive copy uses none.
     spec = registry.load("transpose")
-    sm90 = targets.resolve("sm_90")
-    coalesced = compiler.compile_kernel(spec, sm90, compiler.resolve_config(spec, shape={"M": 4096, "N": 4096}))
-    naive = compiler.compile_kernel(spec, sm90, compiler.resolve_config(spec, {"COALESCED": False},
-                                                                        shape={"M": 4096, "N": 4096}))
+    coalesced = Request.of(spec, "sm_90", shape={"M": 4096, "N": 4096}).compile()
+    naive = Request.of(spec, "sm_90", {"COALESCED": False}, shape={"M": 4096, "N": 4096}).compile()
     assert coalesced.resources.shared_total == 64 * 64 * 4
     assert naive.resources.shared_total == 0
 

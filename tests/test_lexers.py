@@ -2,8 +2,9 @@
 import pytest
 from pygments.token import Error
 
-from playground import compiler, registry, render, targets
+from playground import registry, render
 from playground.lexers import lexer_for
+from playground.request import Request
 
 pytestmark = pytest.mark.compile
 
@@ -13,7 +14,7 @@ pytestmark = pytest.mark.compile
     ("sm_80", "sass"), ("gfx942", "ttgir"), ("gfx942", "amdgcn"), ("sm_90", "source"),
 ])
 def test_stage_lexes_cleanly(target, stage):
-    text = compiler.compile_kernel(registry.load("gemm"), targets.resolve(target)).stage(stage)
+    text = Request.of(registry.load("gemm"), target).compile().stage(stage)
     errors = [value for token, value in lexer_for(stage).get_tokens(text) if token in Error]
     assert errors == []
 

@@ -13,8 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from playground import compiler, devices, occupancy, registry, targets
+from playground import devices, occupancy, registry
 from playground.errors import UserError
+from playground.request import Request
 
 W, R, S, B = "warps", "registers", "shared_memory", "blocks"
 
@@ -223,7 +224,7 @@ def amd_compiles():
     for name in ("softmax", "gemm"):
         spec = registry.load(name)
         for t in AMD_TARGETS:
-            out[name, t] = compiler.compile_kernel(spec, targets.resolve(t), compiler.resolve_config(spec))
+            out[name, t] = Request.of(spec, t).compile()
     return out
 
 

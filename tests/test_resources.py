@@ -6,7 +6,8 @@ import subprocess
 
 import pytest
 
-from playground import compiler, disasm, registry, resources, targets
+from playground import disasm, registry, resources
+from playground.request import Request
 
 pytestmark = pytest.mark.compile
 
@@ -40,8 +41,7 @@ def ptxas_report(c) -> dict:
 def spilling():
     """softmax with one warp for an 8192-wide row: 256 fp32 values a thread, more than the 255 registers."""
     spec = registry.load("softmax")
-    return {t: compiler.compile_kernel(spec, targets.resolve(t),
-                                       compiler.resolve_config(spec, shape={"M": 64, "N": 8192}, num_warps=1))
+    return {t: Request.of(spec, t, shape={"M": 64, "N": 8192}, num_warps=1).compile()
             for t in ("sm_80", "sm_90")}
 
 
@@ -59,7 +59,7 @@ def test_spill_bytes_match_ptxas(spilling, target):
 @pytest.fixture(scope="module")
 def softmax_default():
     spec = registry.load("softmax")
-    return {t: compiler.compile_kernel(spec, targets.resolve(t), compiler.resolve_config(spec))
+    return {t: Request.of(spec, t).compile()
             for t in ("sm_80", "sm_90", "gfx942")}
 
 
@@ -148,9 +148,9 @@ def test_amd_spills_are_scratch_traffic():
 
 def test_resource_usage_is_kept_beside_the_cubin_and_equals_a_fresh_dump(tmp_path, monkeypatch):
     """A warm run reads cuobjdump's answer from Triton's cache instead of starting cuobjdump again."""
-    from playground import compiler, registry, targets
+    from playground import registry
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
-    c = compiler.compile_kernel(registry.load("vector_add"), targets.resolve("sm_90"))
+    c = Request.of(registry.load("vector_add"), "sm_90").compile()
     first = disasm.resource_usage(c)
     assert (c.cache_dir() / disasm.RES_USAGE_FILE).read_text() == first == \
         disasm.resource_usage_dump(c.kernel.asm["cubin"])

@@ -16,6 +16,7 @@ import pytest
 from conftest import invoke
 from playground import check, compiler, disasm, registry, render, sourcemap, sweep, targets
 from playground.errors import UserError
+from playground.request import Request
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -225,7 +226,7 @@ def test_the_same_key_twice_with_the_same_value_is_fine():
 # ---- sweep's outcome ---------------------------------------------------------------------------
 
 def test_a_sweep_whose_every_config_is_invalid_exits_2_and_counts_it_as_failed():
-    result = sweep.run("gemm", ["sm_90"], {"num_warps": [3]}, jobs=1)
+    result = sweep.run(registry.load("gemm"), [targets.resolve("sm_90")], {"num_warps": [3]}, jobs=1)
     assert (result.cached, result.compiled, result.failed, result.rejected) == (0, 0, 1, 1)
     assert result.exit_code == 2
     assert "0 from the cache, 0 compiled, 1 failed (1 rejected before compiling)" in sweep.format_text(result)
@@ -235,7 +236,7 @@ def test_a_sweep_whose_every_config_is_invalid_exits_2_and_counts_it_as_failed()
 
 def test_a_sweep_whose_every_config_fails_to_compile_exits_1(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
-    result = sweep.run(str(DATA / "crashy_kernel.py"), ["sm_90"], {"TILE": [64]}, jobs=1)
+    result = sweep.run(registry.load(str(DATA / "crashy_kernel.py")), [targets.resolve("sm_90")], {"TILE": [64]}, jobs=1)
     assert (result.compiled, result.failed, result.rejected, result.exit_code) == (0, 1, 0, 1)
 
 
@@ -285,7 +286,7 @@ def test_no_color_counts_only_when_not_empty(monkeypatch):
 @pytest.mark.parametrize("stage,ending", [("ttir", "tt.return"), ("ptx", "ret;"), ("sass", "EXIT")])
 def test_interleave_shows_the_return_after_the_body(stage, ending):
     spec = registry.load("vector_add")
-    c = compiler.compile_kernel(spec, targets.resolve("sm_90"))
+    c = Request.of(spec, "sm_90").compile()
     text = disasm.sass_with_line_info(c) if stage == "sass" else c.stage(stage)
     groups = [g for g in sourcemap.interleave(stage, text, *sourcemap.kernel_lines(spec.kernel), c.stage("ptx"))
               if g.stage_lines and g.line is not None]
@@ -326,7 +327,7 @@ def test_a_step_past_its_time_limit_raises_and_its_error_passes_through():
 
 def test_a_sweep_row_carries_its_tile_warning_and_the_shape_warning_comes_once(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
-    result = sweep.run("vector_add", ["sm_90"], {"BLOCK_SIZE": [65536, 1024]}, shape={"N": 10 ** 12}, jobs=2)
+    result = sweep.run(registry.load("vector_add"), [targets.resolve("sm_90")], {"BLOCK_SIZE": [65536, 1024]}, shape={"N": 10 ** 12}, jobs=2)
     huge, plain = result.rows
     (warning,) = huge["warnings"]
     # 65536 pointers, or 64-bit offsets (n_elements is an i64 at this size), 8 bytes each over 128 threads.

@@ -5,7 +5,8 @@ fp16 tensor cores 989.4 TFLOP/s.
 """
 import pytest
 
-from playground import compiler, devices, registry, roofline, targets
+from playground import devices, registry, roofline
+from playground.request import Request
 
 H100 = devices.get("sm_90")
 
@@ -89,7 +90,7 @@ def test_peak_for_picks_the_roof_the_code_uses(target, matrix, expected):
 
 def _compile(kernel, target, **kw):
     spec = registry.load(kernel)
-    return compiler.compile_kernel(spec, targets.resolve(target), compiler.resolve_config(spec, **kw))
+    return Request.of(spec, target, **kw).compile()
 
 
 def test_model_of_gemm_uses_tensor_cores_and_waves(gemm_sm90, monkeypatch):

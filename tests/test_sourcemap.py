@@ -1,14 +1,15 @@
 """--interleave: known lines of the kernels own known instructions, in every stage."""
 import pytest
 
-from playground import compiler, disasm, registry, sourcemap, targets
+from playground import disasm, registry, sourcemap
+from playground.request import Request
 
 pytestmark = pytest.mark.compile
 
 
 def groups(kernel, target, stage):
     spec = registry.load(kernel)
-    c = compiler.compile_kernel(spec, targets.resolve(target))
+    c = Request.of(spec, target).compile()
     text = disasm.sass_with_line_info(c) if stage == "sass" else c.stage(stage)
     file, first, last = sourcemap.kernel_lines(spec.kernel)
     ptx = c.stage("ptx") if stage == "sass" else None
@@ -89,9 +90,9 @@ def test_a_copied_kernel_file_maps_through_the_cached_artefact(tmp_path):
     original, copy = tmp_path / "a" / "vector_add.py", tmp_path / "b" / "my_add.py"
     original.write_text(text)
     copy.write_text(text)
-    first = compiler.compile_kernel(registry.load(f"{original}:vector_add"), targets.resolve("sm_90"))
+    first = Request.of(registry.load(f"{original}:vector_add"), "sm_90").compile()
     spec = registry.load(f"{copy}:vector_add")
-    c = compiler.compile_kernel(spec, targets.resolve("sm_90"))
+    c = Request.of(spec, "sm_90").compile()
     assert c.hash == first.hash and c.cache_hit
     assert str(tmp_path / "a") in c.stage("ptx") and str(tmp_path / "b") not in c.stage("ptx")
     file, first_line, last_line = sourcemap.kernel_lines(spec.kernel)

@@ -7,8 +7,9 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from playground import compiler, registry, sweep, targets
+from playground import registry, sweep, targets
 from playground.errors import UserError
+from playground.request import Request
 
 pytestmark = pytest.mark.compile   # the compile path alone: CI runs it on the oldest Triton too
 
@@ -26,7 +27,7 @@ def cold_cache(tmp_path_factory):
 def first(cold_cache):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TRITON_CACHE_DIR", str(cold_cache))
-        return sweep.run("gemm", ["sm_80"], SPACE, jobs=2)
+        return sweep.run(registry.load("gemm"), [targets.resolve("sm_80")], SPACE, jobs=2)
 
 
 @pytest.fixture
@@ -37,8 +38,7 @@ def in_cold_cache(cold_cache, monkeypatch):
 def single(kernel, target, config, shape=None):
     spec = registry.load(kernel)
     meta, warps, stages = sweep.split(config)
-    return compiler.compile_kernel(spec, targets.resolve(target),
-                                   compiler.resolve_config(spec, meta, warps, stages, shape))
+    return Request.of(spec, target, meta, warps, stages, shape).compile()
 
 
 def test_one_row_per_config_with_the_figures_of_a_single_compile(first, in_cold_cache):
@@ -66,7 +66,7 @@ def test_one_row_per_config_with_the_figures_of_a_single_compile(first, in_cold_
 
 
 def test_a_rerun_is_served_from_the_cache_without_workers(first, in_cold_cache):
-    again = sweep.run("gemm", ["sm_80"], SPACE, jobs=2)
+    again = sweep.run(registry.load("gemm"), [targets.resolve("sm_80")], SPACE, jobs=2)
     assert again.compiled == 0 and again.workers == 0
     assert all(r["cache_hit"] for r in again.rows)
     volatile = ("cache_hit", "compile_seconds")
@@ -77,8 +77,8 @@ def test_a_rerun_is_served_from_the_cache_without_workers(first, in_cold_cache):
 
 def test_concurrent_compiles_of_one_config_share_the_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
-    task = {"kernel": "vector_add", "target": "sm_90", "config": {"BLOCK_SIZE": 256}, "shape": {"N": 4096},
-            "dtype": "fp32", "num_sms": None}
+    request = Request.of("vector_add", "sm_90", {"BLOCK_SIZE": 256}, shape={"N": 4096})
+    task = {"request": request.ref(), "config": {"BLOCK_SIZE": 256}, "num_sms": None}
     results = {}
     sweep._in_workers([dict(task, index=0), dict(task, index=1)], 2, lambda t, r: results.__setitem__(t["index"], r))
     assert results[0]["status"] == results[1]["status"] == "ok"
@@ -92,7 +92,7 @@ def test_concurrent_compiles_of_one_config_share_the_cache(tmp_path, monkeypatch
 
 def test_a_compiler_crash_fails_only_its_config(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
-    result = sweep.run(CRASHY, ["sm_90"], jobs=2)
+    result = sweep.run(registry.load(CRASHY), [targets.resolve("sm_90")], jobs=2)
     by_tile = {r["config"]["TILE"]: r for r in result.rows}
     assert list(by_tile) == [32, 48, 64, 128]
     assert by_tile[32]["status"] == by_tile[128]["status"] == "ok"
@@ -110,7 +110,7 @@ def test_a_hanging_compile_is_stopped_and_the_sweep_goes_on(tmp_path, monkeypatc
     # compile (about a second alone) room on a loaded 2-core machine.
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
     start = time.monotonic()
-    result = sweep.run(CRASHY, ["sm_90"], {"TILE": [16, 32, 128], "num_stages": [1]}, jobs=jobs, timeout=15)
+    result = sweep.run(registry.load(CRASHY), [targets.resolve("sm_90")], {"TILE": [16, 32, 128], "num_stages": [1]}, jobs=jobs, timeout=15)
     by_tile = {r["config"]["TILE"]: r for r in result.rows}
     assert by_tile[16]["status"] == "failed" and "still compiling after 15 s" in by_tile[16]["error"]
     assert by_tile[32]["status"] == by_tile[128]["status"] == "ok"
@@ -119,11 +119,11 @@ def test_a_hanging_compile_is_stopped_and_the_sweep_goes_on(tmp_path, monkeypatc
 
 def test_a_timeout_must_be_positive():
     with pytest.raises(UserError, match="--timeout 0"):
-        sweep.run("gemm", ["sm_90"], jobs=1, timeout=0)
+        sweep.run(registry.load("gemm"), [targets.resolve("sm_90")], jobs=1, timeout=0)
 
 
 def test_an_invalid_config_fails_alone_without_a_worker():
-    result = sweep.run("gemm", ["sm_90"], {"BLOCK_SIZE_M": [48, 128]}, jobs=1)
+    result = sweep.run(registry.load("gemm"), [targets.resolve("sm_90")], {"BLOCK_SIZE_M": [48, 128]}, jobs=1)
     bad, good = result.rows
     assert bad["status"] == "failed" and "needs a power of two" in bad["error"]
     assert good["status"] == "ok"
@@ -132,7 +132,7 @@ def test_an_invalid_config_fails_alone_without_a_worker():
 def test_a_config_that_cannot_launch_is_flagged_with_its_reason():
     # 128x256x64 tiles in 5 stages: 4 x (128x64 + 64x256) fp16 in flight, 241 KB of shared
     # memory per block; an H100 block may have at most 227 KB.
-    result = sweep.run("gemm", ["sm_90"], {"BLOCK_SIZE_N": [256], "num_stages": [5, 2]}, jobs=2)
+    result = sweep.run(registry.load("gemm"), [targets.resolve("sm_90")], {"BLOCK_SIZE_N": [256], "num_stages": [5, 2]}, jobs=2)
     five, two = result.rows
     assert five["shared_bytes"] > 227 * 1024
     assert five["launchable"] is False and five["active_blocks_per_sm"] == 0
@@ -225,7 +225,7 @@ def test_cli_errors_are_one_line_exit_2(args, message):
 
 def test_a_config_that_spills_is_flagged():
     # One warp holding a whole 8192-wide fp32 row: 256 values per thread, past the 255-register limit.
-    result = sweep.run("softmax", ["sm_80"], {"num_warps": [1, 8]}, shape={"M": 8, "N": 8192}, jobs=2)
+    result = sweep.run(registry.load("softmax"), [targets.resolve("sm_80")], {"num_warps": [1, 8]}, shape={"M": 8, "N": 8192}, jobs=2)
     one, eight = result.rows
     c = single("softmax", "sm_80", {"num_warps": 1}, {"M": 8, "N": 8192})
     assert one["spill_store_bytes"] == c.resources.spill_store_bytes > 0
@@ -253,7 +253,7 @@ def test_a_rerun_reads_each_row_back_and_it_is_the_row_a_fresh_read_gives(first,
     """Rows are kept in the cache; the kept row must be the one reading the binary again gives."""
     read = sweep.figures
     monkeypatch.setattr(sweep, "figures", lambda *a, **k: (_ for _ in ()).throw(AssertionError("read again")))
-    again = sweep.run("gemm", ["sm_80"], SPACE, jobs=2)
+    again = sweep.run(registry.load("gemm"), [targets.resolve("sm_80")], SPACE, jobs=2)
     for kept in again.rows:
         fresh = read(single("gemm", "sm_80", kept["config"]))
         assert {k: v for k, v in kept.items() if k in fresh and k not in ("cache_hit", "compile_seconds")} == \
@@ -261,12 +261,11 @@ def test_a_rerun_reads_each_row_back_and_it_is_the_row_a_fresh_read_gives(first,
 
 
 def test_a_kept_row_is_keyed_on_everything_it_depends_on():
-    spec = registry.load("gemm")
-    cfg = compiler.resolve_config(spec)
-    base = sweep._figures_key(spec, "h", {"BLOCK_SIZE_M": 64}, cfg, None)
-    assert base == sweep._figures_key(spec, "h", {"BLOCK_SIZE_M": 64}, cfg, None)
-    other_shape = compiler.resolve_config(spec, shape={"M": 128})
-    assert len({base, sweep._figures_key(spec, "h2", {"BLOCK_SIZE_M": 64}, cfg, None),
-                sweep._figures_key(spec, "h", {"BLOCK_SIZE_M": 128}, cfg, None),
-                sweep._figures_key(spec, "h", {"BLOCK_SIZE_M": 64}, other_shape, None),
-                sweep._figures_key(spec, "h", {"BLOCK_SIZE_M": 64}, cfg, 114)}) == 5
+    request = Request.of("gemm", "sm_80")
+    base = sweep._figures_key(request, "h", {"BLOCK_SIZE_M": 64}, None)
+    assert base == sweep._figures_key(Request.of("gemm", "sm_80"), "h", {"BLOCK_SIZE_M": 64}, None)
+    other_shape = request.changed(shape={"M": 128})
+    assert len({base, sweep._figures_key(request, "h2", {"BLOCK_SIZE_M": 64}, None),
+                sweep._figures_key(request, "h", {"BLOCK_SIZE_M": 128}, None),
+                sweep._figures_key(other_shape, "h", {"BLOCK_SIZE_M": 64}, None),
+                sweep._figures_key(request, "h", {"BLOCK_SIZE_M": 64}, 114)}) == 5
