@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from playground import report
 from playground.targets import DEFAULT, TARGETS
 
 TARGET_HELP = f"{', '.join(TARGETS)}, or native (the local GPU; {DEFAULT} when there is none); " \
@@ -172,8 +173,7 @@ def targets_command(as_json):
     from playground import devices
     rows = devices.target_rows()
     if as_json:
-        import json
-        click.echo(json.dumps(rows, indent=2))
+        click.echo(report.to_json(rows))
         return
     from rich.console import Console
     from rich.table import Table
@@ -191,6 +191,17 @@ def targets_command(as_json):
     Console(width=None if sys.stdout.isatty() else 200, highlight=False).print(table)
 
 
+@main.command("schema")
+@click.argument("command", required=False)
+def schema_command(command):
+    """The JSON Schema of COMMAND's --json output (every field described); without COMMAND, the list."""
+    if command is None:
+        click.echo("\n".join(report.commands_with_schema()))
+        return
+    import json
+    click.echo(json.dumps(report.schema(command), indent=2, ensure_ascii=False))
+
+
 @main.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def list_kernels(as_json):
@@ -198,9 +209,8 @@ def list_kernels(as_json):
     from playground import registry
     specs = registry.load_all()
     if as_json:
-        import json
-        click.echo(json.dumps([{"name": s.name, "description": s.description, "dtypes": list(s.dtypes),
-                                "default_shape": s.default_shape, "file": s.source_path} for s in specs], indent=2))
+        click.echo(report.to_json([{"name": s.name, "description": s.description, "dtypes": list(s.dtypes),
+                                    "default_shape": s.default_shape, "file": s.source_path} for s in specs]))
         return
     width = max(len(s.name) for s in specs)
     for s in specs:
@@ -262,11 +272,10 @@ def _show_compiled(c, stages, header_only, interleave, out_dir, force, as_json, 
         if not as_json:   # the files are the output; --json still prints the summary
             return
     if as_json:
-        import json
-        summary = render.summary(c, stages)
+        summary = c.as_dict(stages)
         if outcomes:
             summary["expectations"] = [o.as_dict() for o in outcomes]
-        click.echo(json.dumps(summary, indent=2, default=str))
+        click.echo(report.to_json(summary))
         return
     if interleave and len(stages) != 1:
         raise UserError("--interleave shows one stage at a time; pick it with --show")
@@ -332,8 +341,7 @@ def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype
     base = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
     cmp = blocking("compiling both variants", timeout, lambda: diff.compare(base, a, b, show, raw, context))
     if as_json:
-        import json
-        click.echo(json.dumps(diff.as_json(cmp), indent=2, default=str))
+        click.echo(report.to_json(cmp))
     else:
         click.echo(diff.format_text(cmp, render.use_color(no_color)), nl=False)
     if exit_code and cmp.a.compiled.hash != cmp.b.compiled.hash:
@@ -379,8 +387,7 @@ def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as
     for message in result.warnings:
         _warn(message)
     if as_json:
-        import json
-        click.echo(json.dumps(sweep.as_json(result), indent=2, default=str))
+        click.echo(report.to_json(result))
     elif as_csv:
         click.echo(sweep.as_csv(result), nl=False)
     else:
@@ -444,7 +451,7 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
     request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
     if breakdown:
         b = blocking("timing", timeout, lambda: bench.breakdown(request))
-        click.echo(bench.to_json(b) if as_json else "\n".join(bench.breakdown_lines(b)))
+        click.echo(report.to_json(b) if as_json else "\n".join(bench.breakdown_lines(b)))
         return
     if plot_path:
         from playground import plot
@@ -455,7 +462,7 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
         labels = plot.save(result, plot_path)
         click.echo(f"wrote {plot_path}: {' vs '.join(labels)}", err=True)
     if as_json:
-        click.echo(bench.to_json(result))
+        click.echo(report.to_json(result))
     elif as_csv:
         click.echo(bench.to_csv(result), nl=False)
     else:
@@ -475,12 +482,11 @@ def inspect_command(kernel, target, meta, num_warps, num_stages, shape, dtype, t
     playground inspect gemm --target sm_90 --num-stages 1     # the K loop is no longer pipelined
     """
     from playground import codeinspect
-    report = codeinspect.read(load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout))
+    reading = codeinspect.read(load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout))
     if as_json:
-        import json
-        click.echo(json.dumps(report.as_dict(), indent=2))
+        click.echo(report.to_json(reading))
         return
-    click.echo("\n".join(codeinspect.lines(report)))
+    click.echo("\n".join(codeinspect.lines(reading)))
 
 
 @main.command("grid")
@@ -501,8 +507,7 @@ def grid_command(kernel, target, meta, num_warps, num_stages, shape, dtype, time
     c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout)
     plan = launch.plan(c, num_sms)
     if as_json:
-        import json
-        click.echo(json.dumps(plan.as_dict(), indent=2))
+        click.echo(report.to_json(plan))
         return
     click.echo("\n".join(launch.lines(plan, c, show_map)))
 
@@ -553,8 +558,7 @@ def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype,
         from playground import whatif
         occ = whatif.report(c, sms)
     if as_json:
-        import json
-        click.echo(json.dumps(occ.as_dict()))
+        click.echo(report.to_json(occ))
         return
     click.echo("\n".join(occupancy.report_lines(occ, c)))
 
@@ -592,15 +596,14 @@ def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps
     from playground import check as correctness
     from playground import params
     with _progress(not as_json, "checking") as tick:
-        report = correctness.run_check(kernel, all_kernels, quick, params.parse_assignments(shape, "--shape"),
+        outcome = correctness.run_check(kernel, all_kernels, quick, params.parse_assignments(shape, "--shape"),
                                        dtype, params.parse_assignments(meta, "--meta"), num_warps, num_stages, seed,
                                        interpreter, progress=tick, timeout=timeout)
     if as_json:
-        import json
-        click.echo(json.dumps(report.to_dict(), indent=2, default=str))
+        click.echo(report.to_json(outcome))
     else:
-        correctness.render(report, debug=_debug(ctx))
-    ctx.exit(report.exit_code)
+        correctness.render(outcome, debug=_debug(ctx))
+    ctx.exit(outcome.exit_code)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import math
 from dataclasses import dataclass, field
 
@@ -659,6 +658,3 @@ def to_csv(result: BenchResult) -> str:
         writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
     return buf.getvalue()
 
-
-def to_json(result) -> str:
-    return json.dumps(result.as_dict(), indent=2, default=str)

@@ -118,7 +118,7 @@ class Report:
             out[r.status] = out.get(r.status, 0) + 1
         return out
 
-    def to_dict(self) -> dict:
+    def as_dict(self) -> dict:
         return {"mode": self.mode, "seed": self.seed, "ok": self.ok, "counts": self.counts(),
                 "results": [asdict(r) for r in self.results]}
 

@@ -99,6 +99,12 @@ class Compiled:
         from . import resources
         return resources.of(self)
 
+    def as_dict(self, stages: list[str] = ()) -> dict:
+        """What `compile --json` prints: the launch, specialisation, options, resources and occupancy,
+        and the text of `stages` (binaries in base64)."""
+        from . import render
+        return render.summary(self, stages)
+
     def cache_dir(self) -> Path:
         """Triton's cache directory for this kernel: derived artefacts (SASS, resource usage) live beside it."""
         from triton.runtime.cache import get_cache_manager

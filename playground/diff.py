@@ -154,6 +154,17 @@ class Comparison:
     def identical(self) -> bool:
         return not self.diff
 
+    def as_dict(self) -> dict:
+        def side(s: Side) -> dict:
+            c = s.compiled
+            return {"variant": s.label, "kernel": c.spec.name, "file": c.spec.source_path, "target": c.target.name,
+                    "num_warps": c.config.num_warps, "num_stages": c.config.num_stages, "meta": c.config.meta,
+                    "shape": c.config.shape, "dtype": c.config.dtype, "hash": c.hash, "figures": s.figures}
+        return {"kernel": self.kernel, "stage": self.stage, "normalised": self.normalised,
+                "normalisation": self.normalisation, "a": side(self.a), "b": side(self.b),
+                "deltas": [{"name": n, "a": a, "b": b} for n, a, b in self.deltas],
+                "identical": self.identical, "diff": "\n".join(self.diff) + ("\n" if self.diff else "")}
+
 
 def compare(base, a: str | tuple, b: str | tuple, stage: str | None = None, raw: bool = False,
             context: int = 3) -> Comparison:
@@ -297,15 +308,3 @@ def _where(side: Side) -> str:
     cfg = c.config
     meta = ",".join(f"{k}={v}" for k, v in cfg.meta.items())
     return f"{c.spec.name} on {c.target.name}, num_warps={cfg.num_warps}, num_stages={cfg.num_stages}, {meta}"
-
-
-def as_json(cmp: Comparison) -> dict:
-    def side(s: Side) -> dict:
-        c = s.compiled
-        return {"variant": s.label, "kernel": c.spec.name, "file": c.spec.source_path, "target": c.target.name,
-                "num_warps": c.config.num_warps, "num_stages": c.config.num_stages, "meta": c.config.meta,
-                "shape": c.config.shape, "dtype": c.config.dtype, "hash": c.hash, "figures": s.figures}
-    return {"kernel": cmp.kernel, "stage": cmp.stage, "normalised": cmp.normalised,
-            "normalisation": cmp.normalisation, "a": side(cmp.a), "b": side(cmp.b),
-            "deltas": [{"name": n, "a": a, "b": b} for n, a, b in cmp.deltas],
-            "identical": cmp.identical, "diff": "\n".join(cmp.diff) + ("\n" if cmp.diff else "")}

@@ -277,6 +277,12 @@ class Sweep:
     def by_target(self, target: str) -> list[dict]:
         return [r for r in self.rows if r["target"] == target]
 
+    def as_dict(self) -> dict:
+        return {"kernel": self.kernel, "shape": self.shape, "dtype": self.dtype, "targets": self.targets,
+                "configs": self.configs, "rows": self.rows, "seconds": round(self.seconds, 3),
+                "compiled": self.compiled, "from_cache": self.cached, "failed": self.failed,
+                "rejected": self.rejected, "workers": self.workers, "warnings": self.warnings}
+
     @property
     def exit_code(self) -> int:
         """0 when any config compiled; 2 when every config was invalid input; 1 when they all failed."""
@@ -559,12 +565,6 @@ def format_text(s: Sweep) -> str:
                    "on a GPU measures); rank: by modelled time among the configs that compile and launch, "
                    "equal times sharing a rank")
     return "\n".join(out) + "\n"
-
-
-def as_json(s: Sweep) -> dict:
-    return {"kernel": s.kernel, "shape": s.shape, "dtype": s.dtype, "targets": s.targets,
-            "configs": s.configs, "rows": s.rows, "seconds": round(s.seconds, 3),
-            "compiled": s.compiled, "from_cache": s.cached, "failed": s.failed, "rejected": s.rejected}
 
 
 CSV_FIELDS = ("target", "config", "status", "error", "registers", "spill_store_bytes", "spill_load_bytes",

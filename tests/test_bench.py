@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 import cli
-from playground import bench, compiler, plot, registry, roofline, targets
+from playground import bench, compiler, plot, registry, report, roofline, targets
 from playground.errors import UserError
 from playground.request import Request
 
@@ -121,7 +121,7 @@ def test_csv_and_json_of_a_measured_sweep():
                                        "triton_q20_us", "triton_q80_us"]
     assert lines[1].startswith("vector_add,sm_90,Fake H100,measured,1024,fp32,10.0,")
     assert len(lines) == 3
-    data = json.loads(bench.to_json(result))
+    data = json.loads(report.to_json(result))
     assert data["kind"] == "measured" and [p["speedup"] for p in data["points"]] == [2.0, 2.0]
     table = bench.table_lines(result)
     assert table[0].startswith("measured") and "2.00x" in table[2]
@@ -364,7 +364,7 @@ def test_baseline_scope_has_sizes_and_meta():
 MEASURE_WIRING = r'''
 import functools, json, sys
 import torch, triton.testing
-from playground import bench, compiler, devices, registry, roofline, targets
+from playground import bench, compiler, devices, registry, report, roofline, targets
 from playground.errors import KernelFailure
 from playground.request import Request
 
@@ -404,6 +404,7 @@ torch.cuda.Event = FakeEvent
 torch.cuda._sleep = lambda cycles: None
 torch.cuda.get_device_name = lambda *a: "Fake GPU"
 
+measured = []
 for ref in sys.argv[1:]:
     calls.clear()
     spec = registry.load(ref)
@@ -414,11 +415,16 @@ for ref in sys.argv[1:]:
     except KernelFailure as e:
         print(json.dumps({"failure": str(e)}))
     else:
+        measured.append(m)
         print(json.dumps({"triton": m.triton.median_ms, "torch": m.torch.median_ms, "speedup": m.speedup,
                           "checked": m.checked, "warnings": m.warnings, "bytes": m.bytes}))
 b = bench._breakdown(registry.load("vector_add"), config, reps=2)
 print(json.dumps({"rows": [[c, t.n, t.median_ms] for c, t, _ in b.rows], "total": b.total.n,
                   "lines": bench.breakdown_lines(b)}))
+# what `bench --json` prints for each, as a GPU would print it: checked against the schema
+result = bench.BenchResult(kind="measured", kernel="vector_add", target="sm_90", device="Fake GPU", points=measured)
+print(report.to_json(result).replace("\n", " "))
+print(report.to_json(b).replace("\n", " "))
 '''
 
 
@@ -440,7 +446,20 @@ def measured_in_interpreter(tmp_path_factory):
     done = subprocess.run([sys.executable, str(script), "vector_add", str(wrong)], capture_output=True, text=True,
                           env=env, cwd=root, timeout=300)
     assert done.returncode == 0, done.stderr
-    return [json.loads(line) for line in done.stdout.strip().splitlines()[-3:]]
+    return [json.loads(line) for line in done.stdout.strip().splitlines()[-5:]]
+
+
+def test_measured_json_matches_the_bench_schema(measured_in_interpreter):
+    # What `bench --json` prints on a GPU (the measured result and --breakdown), from real objects.
+    jsonschema = pytest.importorskip("jsonschema")
+    measured, breakdown = measured_in_interpreter[3], measured_in_interpreter[4]
+    assert measured["kind"] == measured["points"][0]["kind"] == "measured" and breakdown["rows"]
+    validator = jsonschema.Draft202012Validator(report.schema("bench"))
+    validator.validate(measured)
+    validator.validate(breakdown)
+    modelled_point = json.loads(report.to_json(bench.run(Request.of("softmax", "sm_90"))))["points"][0]
+    with pytest.raises(jsonschema.ValidationError):   # a modelled point does not pass as a measured one
+        validator.validate({**measured, "points": [modelled_point]})
 
 
 def test_measured_path_wiring_with_fake_timings(measured_in_interpreter):
