@@ -212,9 +212,7 @@ def list_kernels(as_json):
         click.echo(report.to_json([{"name": s.name, "description": s.description, "dtypes": list(s.dtypes),
                                     "default_shape": s.default_shape, "file": s.source_path} for s in specs]))
         return
-    width = max(len(s.name) for s in specs)
-    for s in specs:
-        click.echo(f"{s.name:<{width}}  {s.description}")
+    click.echo("\n".join(report.table(["kernel", "what it computes"], [[s.name, s.description] for s in specs])))
 
 
 @main.command()

@@ -627,24 +627,23 @@ def table_lines(result: BenchResult) -> list[str]:
     dim = result.sweep_dim
     head = (f"{result.kind}    {result.kernel} on {result.target} ({result.device}), sweep over {dim}"
             + (f"; {result.reason}" if result.reason else ""))
+    from .report import table
     out = [head]
     if result.kind == "modelled":
-        out.append(f"{dim:>8} {'time (us)':>11} {'TFLOP/s':>9} {'GB/s':>9} {'% peak':>7} {'bound':>8} {'waves':>6}")
-        for r in rows(result):
-            out.append(f"{r[dim]:>8} {r['time_us']:>11.4g} {r['tflops']:>9.4g} {r['gbs']:>9.4g} "
-                       f"{r['percent_of_peak']:>7.1f} {r['bound']:>8} {r['waves'] or '-':>6}")
+        body = [[str(r[dim]), f"{r['time_us']:.4g}", f"{r['tflops']:.4g}", f"{r['gbs']:.4g}",
+                 f"{r['percent_of_peak']:.1f}", r["bound"], str(r["waves"] or "-")] for r in rows(result)]
+        out += table([dim, "time (us)", "TFLOP/s", "GB/s", "% peak", "bound", "waves"], body, "r" * 7)
         from .roofline import MEASURE_HINT
         out.append(f"modelled: every row is a roofline with wave quantisation; {MEASURE_HINT}")
         return out
-    out.append(f"{dim:>8} {'triton us':>10} {'q20-q80 us':>17} {'TFLOP/s':>9} {'GB/s':>9} {'% peak':>7} "
-               f"{'torch us':>10} {'speedup':>8}")
-    for r, p in zip(rows(result), result.points):
-        spread = f"{r['triton_q20_us']:.4g}-{r['triton_q80_us']:.4g}"
+    body = []
+    for r in rows(result):
         torch_us = f"{r['torch_us']:.4g}" if r["torch_us"] is not None else "-"
         speedup = f"{r['speedup']:.2f}x" if r["speedup"] is not None else "-"
-        out.append(f"{r[dim]:>8} {r['triton_us']:>10.4g} {spread:>17} {r['tflops']:>9.4g} {r['gbs']:>9.4g} "
-                   f"{r['percent_of_peak']:>7.1f} {torch_us:>10} {speedup:>8}")
-        out += [f"{'':>8} warning: {w}" for w in p.warnings]
+        body.append([str(r[dim]), f"{r['triton_us']:.4g}", f"{r['triton_q20_us']:.4g}-{r['triton_q80_us']:.4g}",
+                     f"{r['tflops']:.4g}", f"{r['gbs']:.4g}", f"{r['percent_of_peak']:.1f}", torch_us, speedup])
+    out += table([dim, "triton us", "q20-q80 us", "TFLOP/s", "GB/s", "% peak", "torch us", "speedup"], body, "r" * 8)
+    out += [f"warning at {dim}={point.shape.get(dim)}: {w}" for point in result.points for w in point.warnings]
     return out
 
 

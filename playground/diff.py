@@ -263,43 +263,32 @@ def delta_line(cmp: Comparison) -> str:
 
 def format_text(cmp: Comparison, color: bool = False) -> str:
     """Deltas on top, the figures side by side, then the stage diff."""
-    bold, red, green, cyan, plain = ("\x1b[1m", "\x1b[31m", "\x1b[32m", "\x1b[36m", "\x1b[0m") if color \
-        else ("",) * 5
+    from .render import highlight
+    from .report import paint, table
     a, b = cmp.a, cmp.b
-    out = [f"{bold}a{plain}  {a.label:<{w}}  {_where(a)}" for w in [max(len(a.label), len(b.label))]]
-    out += [f"{bold}b{plain}  {b.label:<{w}}  {_where(b)}" for w in [max(len(a.label), len(b.label))]]
-    out += [f"{bold}changed{plain}  {delta_line(cmp)}", ""]
+    out = table(["", "", ""], [[paint(letter, "bold", color), side.label, _where(side)]
+                               for letter, side in (("a", a), ("b", b))])[1:]
+    out += [f"{paint('changed', 'bold', color)}  {delta_line(cmp)}", ""]
     names = list(dict.fromkeys([*a.figures, *b.figures]))
-    width = max(len(n) for n in names)
-    cols = [max(len("a"), *(len(show(n, a.figures.get(n))) for n in names)),
-            max(len("b"), *(len(show(n, b.figures.get(n))) for n in names))]
-    out.append(f"{'':<{width}}  {'a':>{cols[0]}}  {'b':>{cols[1]}}")
+    rows = []
     for n in names:
-        if n == "instructions":
-            code = "/".join(dict.fromkeys("SASS" if s.compiled.target.is_nvidia else "amdgcn" for s in (a, b)))
-            out.append(f"{bold}instruction mix{plain} (static counts, from the {code})")
         va, vb = a.figures.get(n), b.figures.get(n)
-        mark = f"  {cyan}*{plain}" if va != vb else ""
-        out.append(f"{n:<{width}}  {show(n, va):>{cols[0]}}  {show(n, vb):>{cols[1]}}{mark}")
+        rows.append([n, show(n, va), show(n, vb), "*" if va != vb else ""])
+    out += table(["", "a", "b", ""], rows, "lrr")
+    if "instructions" in names:
+        code = "/".join(dict.fromkeys("SASS" if s.compiled.target.is_nvidia else "amdgcn" for s in (a, b)))
+        out.append(f"instructions and the rows after it: static counts in the {code}; * marks a difference")
     out.append("")
-    out.append(f"{bold}{cmp.stage} diff{plain}, normalised: {cmp.normalisation}"
+    out.append(f"{paint(cmp.stage + ' diff', 'bold', color)}, normalised: {cmp.normalisation}"
                + (" (--raw for the exact text)" if cmp.normalised else ""))
     if cmp.identical:
         out.append(f"the {cmp.stage} of both variants is the same" + (" after normalisation" if cmp.normalised
                                                                        else ""))
         return "\n".join(out) + "\n"
-    from .render import highlight
+    styles = (("---", "bold"), ("+++", "bold"), ("@@", "cyan"), ("-", "red"), ("+", "green"))
     for line in cmp.diff:
-        if line.startswith(("---", "+++")):
-            out.append(f"{bold}{line}{plain}")
-        elif line.startswith("@@"):
-            out.append(f"{cyan}{line}{plain}")
-        elif line.startswith("-"):
-            out.append(f"{red}{line}{plain}")
-        elif line.startswith("+"):
-            out.append(f"{green}{line}{plain}")
-        else:
-            out.append(" " + highlight(line[1:], cmp.stage, color).rstrip("\n"))
+        style = next((st for prefix, st in styles if line.startswith(prefix)), None)
+        out.append(paint(line, style, color) if style else " " + highlight(line[1:], cmp.stage, color).rstrip("\n"))
     return "\n".join(out) + "\n"
 
 

@@ -429,10 +429,9 @@ def table_lines(occ: Occupancy) -> list[str]:
             ("blocks", f"1 {block} of {occ.warps_per_block} waves",
              f"{d.max_workgroups_per_cu} {block}s" if occ.warps_per_block > 1 else "wave slots only"),
         ]
-    head = ("limit", f"one {block} needs", f"one {sm} has", f"{block}s/{sm}")
-    table = [head] + [(_ROW_NAMES[d.is_nvidia][k], need, has, by[k]) for k, need, has in rows]
-    widths = [max(len(r[i]) for r in table) for i in range(4)]
-    return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in table]
+    from .report import table
+    head = ["limit", f"one {block} needs", f"one {sm} has", f"{block}s/{sm}"]
+    return table(head, [[_ROW_NAMES[d.is_nvidia][k], need, has, by[k]] for k, need, has in rows])
 
 
 _ROW_NAMES = {True: {"warps": "warps", "registers": "registers", "shared_memory": "shared memory", "blocks": "blocks"},

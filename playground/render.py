@@ -107,15 +107,15 @@ def interleaved_text(c: Compiled, stage: str, color: bool = False) -> str:
         raise UserError(f"--interleave maps a compiled stage to the Python source; pick one of {', '.join(mappable)}")
     text = disasm.sass_with_line_info(c) if stage == "sass" else c.stage(stage)
     file, first, last = sourcemap.kernel_lines(c.spec.kernel)
-    bold, plain = ("\x1b[1;33m", "\x1b[0m") if color else ("", "")
+    from .report import paint
     out = []
     ptx = c.stage("ptx") if stage == "sass" else None
     for group in sourcemap.interleave(stage, text, file, first, last, ptx):
         if group.line is None:
-            out.append(f"{bold}{'':>5}  # no Python line: {len(group.stage_lines)} lines of declarations, "
-                       f"labels and metadata{plain}")
+            out.append(paint(f"{'':>5}  # no Python line: {len(group.stage_lines)} lines of declarations, "
+                             f"labels and metadata", "bold yellow", color))
         else:
-            out.append(f"{bold}{group.line:>5}  {group.python}{plain}")
+            out.append(paint(f"{group.line:>5}  {group.python}", "bold yellow", color))
         body = "".join(f"{'':>7}{line.strip()}\n" for line in group.stage_lines)
         if body:
             out.append(highlight(body, stage, color).rstrip("\n"))

@@ -33,3 +33,35 @@ def schema(command: str) -> dict:
     if not path.is_file():
         raise UserError(f"no schema for '{command}'; commands with --json: {', '.join(commands_with_schema())}")
     return json.loads(path.read_text())
+
+
+def table(head: list[str], rows: list[list[str]], align: str = "") -> list[str]:
+    """A plain-text table through rich: columns two spaces apart, `align` one letter per column
+    (l or r; missing letters mean l), trailing spaces dropped. Cells are given as text."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+    grid = Table(box=None, pad_edge=False, padding=(0, 1), show_header=True, header_style="", highlight=False)
+    for i, name in enumerate(head):
+        justify = "right" if i < len(align) and align[i] == "r" else "left"
+        grid.add_column(name, justify=justify, no_wrap=True)
+    for row in rows:
+        grid.add_row(*row)
+    out = io.StringIO()
+    Console(file=out, width=100_000, color_system=None, highlight=False, emoji=False, markup=False).print(grid)
+    return [line.rstrip() for line in out.getvalue().splitlines()]
+
+
+def paint(text: str, style: str, color: bool) -> str:
+    """`text` in a rich style ("bold", "red", "bold yellow") as terminal codes, or as it is without colour."""
+    if not color or not text:
+        return text
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+    out = io.StringIO()
+    Console(file=out, force_terminal=True, color_system="standard", width=100_000, highlight=False,
+            emoji=False, markup=False).print(Text(text, style=style), end="")
+    return out.getvalue()

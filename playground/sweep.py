@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import KernelFailure, UserError
+from .report import table
 
 LAUNCH_KEYS = ("num_warps", "num_stages")
 
@@ -369,6 +370,10 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
     return result
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def _cpus() -> int:
     """The CPUs this process may run on (a container's share, not the host's count)."""
     try:
@@ -546,18 +551,14 @@ def format_text(s: Sweep) -> str:
         out.append(f"{s.kernel} on {target}: {len(s.configs)} configs, shape {shape}, dtype {s.dtype}"
                    + (f"; all with {', '.join(f'{k}={v}' for k, v in fixed.items())}" if fixed else ""))
         head, body = table_rows(s, target)
-        widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(head)]
-        widths[-1] = 0
-        out.append("  ".join(h.rjust(w) if i < len(head) - 1 else h for i, (h, w) in enumerate(zip(head, widths))))
-        for b in body:
-            out.append("  ".join(c.rjust(w) if i < len(b) - 1 else c for i, (c, w) in enumerate(zip(b, widths))))
+        out += table(list(head), [list(b) for b in body], "r" * (len(head) - 1))   # the flags column reads left
         out.append("")
     rows = s.rows
     blocked = sum("cannot launch" in r["flags"] for r in rows)
     spills = sum("spills" in r["flags"] for r in rows)
     workers = f" in {s.workers} worker process{'es' if s.workers != 1 else ''}" if s.workers else ""
     failed = f"{s.failed} failed" + (f" ({s.rejected} rejected before compiling)" if s.rejected else "")
-    out.append(f"{len(rows)} compiles ({len(s.configs)} configs x {len(s.targets)} targets): {s.cached} from the "
+    out.append(f"{len(rows)} compiles ({_count(len(s.configs), 'config')} x {_count(len(s.targets), 'target')}): {s.cached} from the "
                f"cache, {s.compiled} compiled{workers}, {failed}; {blocked} cannot launch, {spills} spill; "
                f"{s.seconds:.1f} s")
     if any(r.get("modelled_seconds") is not None for r in rows):

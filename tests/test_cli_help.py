@@ -12,8 +12,8 @@ COMMANDS = sorted(main.commands)
 
 
 def test_the_commands_are_the_ones_the_readme_tours():
-    assert COMMANDS == ["bench", "check", "compile", "diff", "grid", "inspect", "list", "occupancy", "sweep",
-                        "targets"]
+    assert COMMANDS == ["bench", "check", "compile", "diff", "grid", "inspect", "list", "occupancy", "schema",
+                        "sweep", "targets"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
