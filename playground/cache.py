@@ -45,9 +45,8 @@ def key(src, target, options) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-def lookup(our_key: str, src):
-    """Triton's CompiledKernel for this key, from Triton's cache, or None."""
-    from triton.compiler.compiler import CompiledKernel
+def _entry(our_key: str):
+    """(kernel hash, Triton's cache group) for this key when the whole group is on disk, else None."""
     from triton.runtime.cache import get_cache_manager
     index = get_cache_manager(our_key).get_file(INDEX_FILE)
     if index is None:
@@ -57,9 +56,22 @@ def lookup(our_key: str, src):
         group = get_cache_manager(entry["hash"]).get_group(entry["metadata"])
         if not group or entry["metadata"] not in group:
             return None
-        return CompiledKernel(src, group, entry["hash"])
+        return entry["hash"], group
     except (OSError, ValueError, KeyError, StopIteration):
         return None   # a stale or partial entry: compile again
+
+
+def lookup(our_key: str, src):
+    """Triton's CompiledKernel for this key, from Triton's cache, or None."""
+    from triton.compiler.compiler import CompiledKernel
+    found = _entry(our_key)
+    return None if found is None else CompiledKernel(src, found[1], found[0])
+
+
+def lookup_hash(our_key: str) -> str | None:
+    """The cached kernel's hash for this key, without loading its artefacts; None when not cached."""
+    found = _entry(our_key)
+    return None if found is None else found[0]
 
 
 def record(our_key: str, kernel) -> None:

@@ -274,8 +274,7 @@ def cached_hash(request) -> str | None:
     except Exception:
         return None
     src = ASTSource(request.spec.kernel, signature, constexprs, attrs)
-    kernel = cache.lookup(cache.key(src, request.target.gpu_target(), options), src)
-    return None if kernel is None else kernel.hash
+    return cache.lookup_hash(cache.key(src, request.target.gpu_target(), options))
 
 
 class PlaygroundWarning(UserWarning):

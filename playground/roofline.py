@@ -23,6 +23,7 @@ per SM from `occupancy.py` (the CUDA occupancy calculator's rules, applied to th
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import asdict, dataclass, field
 
 from . import dtypes
@@ -134,21 +135,32 @@ def peak_for(device, matrix: str | None) -> tuple[float, str]:
     return device.peak_tflops["fp32"], "fp32, no tensor cores"
 
 
+# PTX's tensor-core instructions: mma.sync (sm_80+), wgmma.mma_async (sm_90), tcgen05.mma (sm_100+).
+# Each names its operand types (`.f16`, `.bf16`, `.tf32`, `kind::tf32`, ...), and ptxas lowers it to a
+# SASS HMMA / HGMMA / UTC*MMA of the same precision (tests/test_roofline.py checks the two agree), so
+# the PTX answers without disassembling the cubin.
+_PTX_MMA = re.compile(r"^\s*(?:@!?%\w+\s+)?((?:mma\.sync|wgmma\.mma_async|tcgen05\.mma)\S*)", re.MULTILINE)
+
+
 def matrix_precision(compiled) -> str | None:
     """The precision the compiled code's tensor-core instructions run at, read from the code; None if none.
 
-    fp32 inputs go through the tensor cores as tf32 (HMMA...TF32, v_mfma..._xf32) unless the dot asks
+    fp32 inputs go through the tensor cores as tf32 (mma...tf32, v_mfma..._xf32) unless the dot asks
     for IEEE precision; CDNA's v_mfma_f32_..._f32 is full fp32 at the vector rate.
     """
     if "tt.dot" not in compiled.stage("ttir"):
-        return None            # no tl.dot, no matrix instructions: skip the disassembly
-    from . import codeinspect
-    report = codeinspect.read(compiled)
-    if not report.mix.get("mma"):
+        return None            # no tl.dot, no matrix instructions
+    if compiled.target.is_nvidia:
+        opcodes = _PTX_MMA.findall(compiled.stage("ptx"))
+    else:
+        from . import codeinspect
+        report = codeinspect.read(compiled)
+        opcodes = list(report.mma_opcodes) if report.mix.get("mma") else []
+    if not opcodes:
         return None
     dtype = compiled.config.dtype
     if dtype == "fp32":
-        return "tf32" if any(("TF32" in op.upper() or "XF32" in op.upper()) for op in report.mma_opcodes) else "fp32"
+        return "tf32" if any(("TF32" in op.upper() or "XF32" in op.upper()) for op in opcodes) else "fp32"
     return dtypes.DTYPES[dtype].peak if dtype in dtypes.DTYPES else dtype
 
 

@@ -162,11 +162,6 @@ def _store_figures(key: str, result: dict) -> None:
 
 
 def figures(c, num_sms: int | None = None) -> dict:
-    if c.target.is_nvidia:
-        # The roofline reads the instruction mix from the SASS. Disassembling it here, in the worker,
-        # leaves it in the cache beside the cubin, so a rerun's parent finds everything on disk.
-        from . import disasm
-        disasm.sass_with_line_info(c)
     r = c.resources
     out = {"status": "ok", "error": None, "registers": r.registers,
            "spill_store_bytes": r.spill_store_bytes, "spill_load_bytes": r.spill_load_bytes,
@@ -345,7 +340,7 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
             finish(task, _failure(str(e)), "rejected")
             continue
         kernel_hash = request.cached_hash()
-        if kernel_hash and _sass_kept(request.target, kernel_hash):
+        if kernel_hash:
             stored = _stored_figures(_figures_key(request, kernel_hash, task["config"], num_sms))
             if stored is not None:
                 result = stored | {"cache_hit": True, "compile_seconds": 0.0}
@@ -380,17 +375,6 @@ def _cpus() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:      # not on Linux
         return os.cpu_count() or 1
-
-
-def _sass_kept(target, kernel_hash: str) -> bool:
-    """On NVIDIA, a row also needs the kernel's SASS, which only a sweep's worker (or `compile --show
-    sass`) writes: without it the parent would run nvdisasm itself, serially, so a worker should."""
-    if not target.is_nvidia:
-        return True
-    from triton.runtime.cache import get_cache_manager
-
-    from .disasm import SASS_FILE
-    return (Path(get_cache_manager(kernel_hash).cache_dir) / SASS_FILE).exists()
 
 
 def _in_workers(tasks: list[dict], workers: int, finish, timeout: float | None = None) -> None:

@@ -181,7 +181,7 @@ def test_planted_spill_is_reported_in_bytes():
 
 
 def test_ieee_fp32_dot_has_no_tensor_cores_on_nvidia():
-    c = Request.of(registry.load(str(DATA / "fp32_dot.py")), "sm_90").compile()
+    c = Request.of(registry.load(f"{DATA / 'fp32_dot.py'}:fp32_dot"), "sm_90").compile()
     r = codeinspect.read(c)
     assert r.has_dot and "mma" not in r.mix
     assert any(h.startswith("tl.dot lowered without tensor cores") for h in r.hints)

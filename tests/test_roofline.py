@@ -160,3 +160,31 @@ def test_bench_and_the_compile_header_describe_the_waves_alike(kernel):
     (header,) = [line[len("waves"):].strip() for line in render.header_lines(c) if line.startswith("waves")]
     (modelled,) = [line for line in roofline.lines(roofline.model(c), "") if line.startswith("modelled  waves")]
     assert modelled.startswith(f"modelled  waves     {header}; the model keeps ")
+
+
+@pytest.mark.parametrize("kernel, target, dtype, expected", [
+    ("gemm", "sm_80", "fp16", "fp16"),           # mma.sync -> HMMA
+    ("gemm", "sm_90", "bf16", "bf16"),           # wgmma.mma_async -> HGMMA
+    ("gemm", "sm_100", "fp16", "fp16"),          # tcgen05.mma -> UTCHMMA
+    ("tf32_dot", "sm_80", None, "tf32"),         # fp32 inputs through the tensor cores as tf32
+    ("tf32_dot", "sm_90", None, "tf32"),
+    ("tf32_dot", "sm_120", None, "tf32"),
+    ("fp32_dot", "sm_90", None, None),           # input_precision="ieee": FFMA, no matrix instruction
+    ("vector_add", "sm_90", None, None),         # no tl.dot at all
+])
+def test_matrix_precision_from_the_ptx_is_the_sass_precision(kernel, target, dtype, expected):
+    """The roofline reads the tensor-core precision from the PTX (no disassembly); the SASS ptxas made
+    from it runs the same precision."""
+    from pathlib import Path
+
+    from playground import codeinspect
+    data = Path(__file__).parent / "data" / "fp32_dot.py"
+    ref = f"{data}:{kernel}" if kernel.endswith("32_dot") else kernel
+    c = _compile(ref, target, **({"dtype": dtype} if dtype else {}))
+    assert roofline.matrix_precision(c) == expected
+    sass = codeinspect.read(c)                  # the SASS's own matrix instructions
+    assert bool(sass.mix.get("mma")) == (expected is not None)
+    if expected == "tf32":
+        assert all("TF32" in op.upper() for op in sass.mma_opcodes), sass.mma_opcodes
+    elif expected in ("fp16", "bf16"):
+        assert not any("TF32" in op.upper() for op in sass.mma_opcodes), sass.mma_opcodes
