@@ -9,8 +9,8 @@ import sys
 
 import click
 
-from playground import report
-from playground.targets import DEFAULT, TARGETS
+from playground.report import report
+from playground.core.targets import DEFAULT, TARGETS
 
 TARGET_HELP = f"{', '.join(TARGETS)}, or native (the local GPU; {DEFAULT} when there is none); " \
               "`playground targets` lists them"
@@ -135,8 +135,8 @@ def kernel_options(f):
 
 
 def _request(kernel, target, meta, num_warps, num_stages, shape, dtype):
-    """The command line's kernel options as a Request (playground/request.py)."""
-    from playground.request import Request
+    """The command line's kernel options as a Request (playground/core/request.py)."""
+    from playground.core.request import Request
     return Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
 
 
@@ -170,7 +170,7 @@ def blocking(label: str, timeout, step, spinner: bool = True):
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def targets_command(as_json):
     """The targets: each one's representative GPU, its limits and where the numbers come from."""
-    from playground import devices
+    from playground.core import devices
     rows = devices.target_rows()
     if as_json:
         click.echo(report.to_json(rows))
@@ -206,7 +206,7 @@ def schema_command(command):
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def list_kernels(as_json):
     """List the kernels in kernels/."""
-    from playground import registry
+    from playground.core import registry
     specs = registry.load_all()
     if as_json:
         click.echo(report.to_json([{"name": s.name, "description": s.description, "dtypes": list(s.dtypes),
@@ -242,8 +242,8 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     playground compile gemm --show ttgir --interleave
     playground compile gemm --target sm_90 --expect 'sass:HGMMA >= 4' --expect 'spills == 0'
     """
-    from playground import expectations
-    from playground import stages as stage_table
+    from playground.figures import expectations
+    from playground.core import stages as stage_table
     from playground.errors import KernelFailure
     request = _request(kernel, target, meta, num_warps, num_stages, shape, dtype)
     tgt = request.target
@@ -261,8 +261,8 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
 
 
 def _show_compiled(c, stages, header_only, interleave, out_dir, force, as_json, no_header, no_color, outcomes):
-    from playground import render
-    from playground import stages as stage_table
+    from playground.report import render
+    from playground.core import stages as stage_table
     from playground.errors import UserError
     if out_dir:
         written = render.write_out(c, out_dir, list(c.target.stages), force)
@@ -334,8 +334,9 @@ def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype
     playground diff gemm --target sm_90 --a num_warps=4 --b num_warps=8 --show ttgir
     playground diff gemm --a BLOCK_SIZE_K=32 --b BLOCK_SIZE_K=64,num_stages=4
     """
-    from playground import diff, render
-    from playground.request import Request
+    from playground.compare import diff
+    from playground.report import render
+    from playground.core.request import Request
     base = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
     cmp = blocking("compiling both variants", timeout, lambda: diff.compare(base, a, b, show, raw, context))
     if as_json:
@@ -373,7 +374,8 @@ def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as
     playground sweep gemm --target sm_90,sm_89,gfx942 --json > sweep.json
     playground sweep gemm -t sm_80 -m BLOCK_SIZE_M=64,128 -m BLOCK_SIZE_K=32..128 -m num_stages=2,3
     """
-    from playground import params, registry, sweep, targets
+    from playground.core import params, registry, targets
+    from playground.sweep import sweep
     from playground.errors import UserError
     if as_json and as_csv:
         raise UserError("--json and --csv: pick one")
@@ -439,9 +441,9 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
     playground bench gemm --target sm_90 --json
     playground bench vector_add --breakdown
     """
-    from playground import bench
+    from playground.bench import bench
     from playground.errors import UserError
-    from playground.request import Request
+    from playground.core.request import Request
     if as_json and as_csv:
         raise UserError("--json and --csv: pick one")
     if breakdown and (sweep or plot_path):
@@ -452,7 +454,7 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
         click.echo(report.to_json(b) if as_json else "\n".join(bench.breakdown_lines(b)))
         return
     if plot_path:
-        from playground import plot
+        from playground.bench import plot
         plot.check(plot_path, sweep)
     result = blocking("benchmarking", timeout, lambda: bench.run(
         request, sweep, cuda_graph, num_sms, progress=not no_progress), spinner=no_progress)
@@ -479,7 +481,7 @@ def inspect_command(kernel, target, meta, num_warps, num_stages, shape, dtype, t
     playground inspect softmax --target gfx942 --shape N=781
     playground inspect gemm --target sm_90 --num-stages 1     # the K loop is no longer pipelined
     """
-    from playground import codeinspect
+    from playground.artefact import codeinspect
     reading = codeinspect.read(load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout))
     if as_json:
         click.echo(report.to_json(reading))
@@ -501,7 +503,7 @@ def grid_command(kernel, target, meta, num_warps, num_stages, shape, dtype, time
     playground grid gemm --shape M=4096,N=4096,K=4096 --target sm_90 --map
     playground grid softmax --shape M=1823,N=781 --target gfx942 --json
     """
-    from playground import launch
+    from playground.figures import launch
     c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout)
     plan = launch.plan(c, num_sms)
     if as_json:
@@ -534,7 +536,7 @@ def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype,
     playground occupancy --arch sm_86 --threads 256 --regs 96 --smem 65536 --json
     playground occupancy --arch sm_90 --threads 256 --regs 122 --smem 98304 --grid 1024 --num-sms 114
     """
-    from playground import occupancy
+    from playground.figures import occupancy
     from playground.errors import UserError
     calculator = {"--arch": arch, "--threads": threads, "--regs": regs, "--smem": smem, "--sgprs": sgprs,
                   "--grid": grid_ctas}
@@ -553,7 +555,7 @@ def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype,
             raise UserError(f"{', '.join(given)}: these describe a block without a kernel; with KERNEL, the "
                             f"compiled binary says them (use --target, --num-warps, --meta)")
         c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout)
-        from playground import whatif
+        from playground.figures import whatif
         occ = whatif.report(c, sms)
     if as_json:
         click.echo(report.to_json(occ))
@@ -591,8 +593,8 @@ def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps
     playground check --all --quick
     playground check ./my_kernels.py:my_kernel
     """
-    from playground import check as correctness
-    from playground import params
+    from playground.run import check as correctness
+    from playground.core import params
     with _progress(not as_json, "checking") as tick:
         outcome = correctness.run_check(kernel, all_kernels, quick, params.parse_assignments(shape, "--shape"),
                                        dtype, params.parse_assignments(meta, "--meta"), num_warps, num_stages, seed,

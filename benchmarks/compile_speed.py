@@ -46,7 +46,8 @@ def timed(cmd, env=None) -> float:
 def bare_script() -> str:
     """The bare triton.compile call, with the specialisation playground derives (so both compile the same)."""
     sys.path.insert(0, str(ROOT))
-    from playground import compiler, registry, targets
+    from playground.artefact import compiler
+    from playground.core import registry, targets
     spec = registry.load("gemm")
     cfg = compiler.resolve_config(spec)
     signature, constexprs, _, _, readable = compiler.specialize(spec, targets.resolve("sm_90"), cfg)

@@ -37,13 +37,14 @@ CHILD = r'''
 import json, sys, time
 sys.path.insert(0, {root!r})
 start = time.perf_counter()
-from playground import registry, sweep, targets
+from playground.core import registry, targets
+from playground.sweep import sweep
 mode = {mode!r}
 if mode == "raw":
     # Triton alone: the JIT's specialisation, then triton.compile, for each config in turn; no figures.
     import triton
     from triton.compiler import ASTSource
-    from playground import compiler
+    from playground.artefact import compiler
     spec, tgt = registry.load({kernel!r}), targets.resolve({target!r})
     rows = []
     for cfg in sweep.space(spec):

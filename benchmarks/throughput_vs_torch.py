@@ -25,7 +25,8 @@ GOALS = {"gemm": 0.8, "relu_matmul": 0.8, "softmax": 1.0, "vector_add": 0.9}
 
 
 def main():
-    from playground import bench, registry, targets
+    from playground.bench import bench
+    from playground.core import registry, targets
     names = [s.name for s in registry.load_all()]
     native = targets.native()
     why = bench.measurable(native) if native else "no GPU on this machine"

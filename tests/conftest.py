@@ -3,8 +3,8 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from playground import registry
-from playground.request import Request
+from playground.core import registry
+from playground.core.request import Request
 
 
 def invoke(*args, **kwargs):

@@ -9,9 +9,13 @@ import pytest
 from click.testing import CliRunner
 
 import cli
-from playground import bench, compiler, plot, registry, report, roofline, targets
+from playground.artefact import compiler
+from playground.bench import bench, plot
+from playground.core import registry, targets
+from playground.figures import roofline
+from playground.report import report
 from playground.errors import UserError
-from playground.request import Request
+from playground.core.request import Request
 
 HAS_GPU = targets.native() is not None
 gpu = pytest.mark.gpu
@@ -140,7 +144,7 @@ def test_parse_sweep(text, expected):
 
 
 def test_bench_and_sweep_read_a_range_alike():
-    from playground import sweep
+    from playground.sweep import sweep
     assert bench.parse_sweep("N=100..800", registry.load("softmax"))[1] == \
         sweep.parse_ranges("BLOCK_SIZE=100..800")["BLOCK_SIZE"] == [100, 200, 400, 800]
 
@@ -364,9 +368,13 @@ def test_baseline_scope_has_sizes_and_meta():
 MEASURE_WIRING = r'''
 import functools, json, sys
 import torch, triton.testing
-from playground import bench, compiler, devices, registry, report, roofline, targets
+from playground.artefact import compiler
+from playground.bench import bench
+from playground.core import devices, registry, targets
+from playground.figures import roofline
+from playground.report import report
 from playground.errors import KernelFailure
-from playground.request import Request
+from playground.core.request import Request
 
 
 class Uncompiled(Request):           # the timing path asks for the binary only for its roofline's precision

@@ -11,9 +11,10 @@ from click.testing import CliRunner
 torch = pytest.importorskip("torch")   # all of this runs kernels (the compile-only CI venv has no torch)
 
 import cli
-from playground import check, registry, runner, tolerances
+from playground.core import registry
+from playground.run import check, runner, tolerances
 from playground.errors import UserError
-from playground.tolerances import Tolerance
+from playground.run.tolerances import Tolerance
 
 BROKEN = Path(__file__).parent / "broken_kernels"
 ON_CPU = runner.mode() == runner.INTERPRETER

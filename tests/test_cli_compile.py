@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from playground.request import Request
+from playground.core.request import Request
 
 pytestmark = pytest.mark.compile
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,7 +44,8 @@ def test_compile_prints_header_and_ptx():
 
 
 def test_header_registers_are_the_cubins():
-    from playground import disasm, registry
+    from playground.artefact import disasm
+    from playground.core import registry
     c = Request.of(registry.load("gemm"), "sm_80").compile()
     dump = disasm.resource_usage_dump(c.kernel.asm["cubin"])
     code, out = run("compile", "gemm", "--target", "sm_80", "--show", "ptx")
@@ -175,7 +176,8 @@ def test_version_names_triton_and_torch():
 
 
 def test_amd_header_counts_vgprs_per_lane_and_sgprs_per_wave():
-    from playground import registry, render
+    from playground.core import registry
+    from playground.report import render
     spec = registry.load("vector_add")
     c = Request.of(spec, "gfx942").compile()
     (line,) = [l for l in render.header_lines(c) if l.startswith("registers")]

@@ -4,7 +4,7 @@ import json
 import pytest
 from cli import main
 from conftest import invoke
-from playground import devices, targets
+from playground.core import devices, targets
 
 pytestmark = pytest.mark.compile
 

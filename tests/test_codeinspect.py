@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from playground import codeinspect, registry
-from playground.request import Request
+from playground.artefact import codeinspect
+
+from playground.core import registry
+from playground.core.request import Request
 
 DATA = Path(__file__).parent / "data"
 

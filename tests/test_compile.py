@@ -3,9 +3,11 @@ import re
 
 import pytest
 
-from playground import compiler, registry, targets
+from playground.artefact import compiler
+
+from playground.core import registry, targets
 from playground.errors import UserError
-from playground.request import Request
+from playground.core.request import Request
 
 pytestmark = pytest.mark.compile
 
@@ -98,7 +100,7 @@ def test_second_compile_is_served_from_the_cache():
 
 
 def test_cache_fast_path_returns_the_same_kernel_as_triton(monkeypatch):
-    from playground import cache
+    from playground.artefact import cache
     spec = registry.load("relu_matmul")
     first = Request.of(spec, "sm_80").compile()
     monkeypatch.setattr(cache, "lookup", lambda *a: None)   # force Triton's own cache lookup
@@ -152,7 +154,7 @@ def test_the_kept_binder_answer_is_the_binders(kernel, target, shape, tmp_path, 
     """A warm run takes the specialisation from the cache: it must equal a fresh answer of Triton's binder,
     and the binder must not run again."""
     import triton.runtime.jit as jit
-    from playground import cache
+    from playground.artefact import cache
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
     spec, tgt = registry.load(kernel), targets.resolve(target)
     config = compiler.resolve_config(spec, shape=shape)

@@ -2,7 +2,7 @@
 peaks that agree with the datasheets' own arithmetic."""
 import pytest
 
-from playground import devices, targets
+from playground.core import devices, targets
 from playground.errors import UserError
 
 KB = 1024
@@ -103,7 +103,7 @@ def test_unknown_target():
 
 
 def test_each_device_is_a_target_as_triton_names_it():
-    from playground import targets
+    from playground.core import targets
     assert list(targets.TARGETS) == list(devices.DEVICES)
     assert [(t.backend, t.arch, t.warp_size) for t in targets.TARGETS.values()] == [
         ("cuda", 80, 32), ("cuda", 86, 32), ("cuda", 89, 32), ("cuda", 90, 32), ("cuda", 100, 32), ("cuda", 120, 32),

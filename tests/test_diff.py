@@ -6,9 +6,9 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from playground import diff
+from playground.compare import diff
 from playground.errors import UserError
-from playground.request import Request
+from playground.core.request import Request
 
 pytestmark = pytest.mark.compile   # the compile path alone: CI runs it on the oldest Triton too
 

@@ -1,7 +1,7 @@
 """One dtype table, checked against Triton's and torch's own types."""
 import pytest
 
-from playground import dtypes
+from playground.core import dtypes
 from playground.errors import UserError
 
 pytestmark = pytest.mark.compile

@@ -3,7 +3,8 @@ import json
 
 import pytest
 from conftest import invoke
-from playground import expectations, occupancy, targets
+from playground.core import targets
+from playground.figures import expectations, occupancy
 from playground.units import pct
 from playground.errors import UserError
 

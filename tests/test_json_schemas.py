@@ -6,7 +6,7 @@ import pytest
 from conftest import invoke
 
 from cli import main
-from playground import report
+from playground.report import report
 
 jsonschema = pytest.importorskip("jsonschema")
 pytestmark = pytest.mark.compile

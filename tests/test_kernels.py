@@ -6,8 +6,12 @@ runs natively. Also: the kernels added for correctness work compile for every ta
 """
 import pytest
 
-from playground import check, compiler, registry, runner
-from playground.request import Request
+from playground.artefact import compiler
+
+from playground.core import registry
+
+from playground.run import check, runner
+from playground.core.request import Request
 
 SPECS = registry.load_all()
 

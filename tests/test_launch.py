@@ -6,8 +6,10 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from playground import compiler, launch, registry
-from playground.spec import cdiv
+from playground.artefact import compiler
+from playground.core import registry
+from playground.figures import launch
+from playground.core.spec import cdiv
 
 SPECS = registry.load_all()
 

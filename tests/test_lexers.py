@@ -2,9 +2,11 @@
 import pytest
 from pygments.token import Error
 
-from playground import registry, render
-from playground.lexers import lexer_for
-from playground.request import Request
+from playground.core import registry
+
+from playground.report import render
+from playground.report.lexers import lexer_for
+from playground.core.request import Request
 
 pytestmark = pytest.mark.compile
 

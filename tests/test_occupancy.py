@@ -13,9 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from playground import devices, occupancy, registry
+from playground.core import devices, registry
+from playground.figures import occupancy
 from playground.errors import UserError
-from playground.request import Request
+from playground.core.request import Request
 
 W, R, S, B = "warps", "registers", "shared_memory", "blocks"
 

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from playground import devices, occupancy
+from playground.core import devices
+
+from playground.figures import occupancy
 
 HEADER_DIRS = [Path("/usr/local/cuda/include"), *sorted(Path("/usr/local").glob("cuda-*/include"))]
 ORACLE_SOURCE = Path(__file__).resolve().parent / "data" / "occupancy_oracle.cpp"

@@ -4,9 +4,11 @@ from pathlib import Path
 
 import pytest
 
-from playground import compiler, registry, targets
+from playground.artefact import compiler
+
+from playground.core import registry, targets
 from playground.errors import UserError
-from playground.request import Request
+from playground.core.request import Request
 
 pytestmark = pytest.mark.compile
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,8 +82,8 @@ def test_cached_hash_answers_without_compiling(tmp_path, monkeypatch):
 
 def test_the_pipeline_is_assembled_in_one_place():
     """Only request.py resolves a config and compiles; commands and library functions hand over a Request."""
-    sources = {p.relative_to(ROOT).as_posix(): p.read_text() for p in [ROOT / "cli.py", *(ROOT / "playground").glob("*.py")]}
+    sources = {p.relative_to(ROOT).as_posix(): p.read_text() for p in [ROOT / "cli.py", *(ROOT / "playground").rglob("*.py")]}
     steps = re.compile(r"\b(resolve_config|compiler\.build|compiler\.cached_hash|compile_kernel)\(")
     users = sorted(name for name, text in sources.items()
-                   if name != "playground/compiler.py" and steps.search(text))
-    assert users == ["playground/request.py"]
+                   if name != "playground/artefact/compiler.py" and steps.search(text))
+    assert users == ["playground/core/request.py"]

@@ -6,8 +6,10 @@ import subprocess
 
 import pytest
 
-from playground import disasm, registry, resources
-from playground.request import Request
+from playground.artefact import disasm, resources
+
+from playground.core import registry
+from playground.core.request import Request
 
 pytestmark = pytest.mark.compile
 
@@ -148,7 +150,7 @@ def test_amd_spills_are_scratch_traffic():
 
 def test_resource_usage_is_kept_beside_the_cubin_and_equals_a_fresh_dump(tmp_path, monkeypatch):
     """A warm run reads cuobjdump's answer from Triton's cache instead of starting cuobjdump again."""
-    from playground import registry
+    from playground.core import registry
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
     c = Request.of(registry.load("vector_add"), "sm_90").compile()
     first = disasm.resource_usage(c)

@@ -14,9 +14,13 @@ from pathlib import Path
 import psutil
 import pytest
 from conftest import invoke
-from playground import check, compiler, disasm, registry, render, sourcemap, sweep, targets
+from playground.artefact import compiler, disasm, sourcemap
+from playground.core import registry, targets
+from playground.report import render
+from playground.run import check
+from playground.sweep import sweep
 from playground.errors import UserError
-from playground.request import Request
+from playground.core.request import Request
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"

@@ -5,8 +5,10 @@ fp16 tensor cores 989.4 TFLOP/s.
 """
 import pytest
 
-from playground import devices, registry, roofline
-from playground.request import Request
+from playground.core import devices, registry
+
+from playground.figures import roofline
+from playground.core.request import Request
 
 H100 = devices.get("sm_90")
 
@@ -144,7 +146,7 @@ def test_model_without_occupancy_says_why(gemm_sm90, monkeypatch):
 
 
 def test_model_takes_ctas_per_sm_from_the_occupancy_calculator(gemm_sm90):
-    from playground import occupancy
+    from playground.figures import occupancy
     blocks = occupancy.of(gemm_sm90).active_blocks_per_sm
     m = roofline.model(gemm_sm90)
     assert blocks > 0 and m.active_blocks_per_sm == blocks
@@ -155,7 +157,7 @@ def test_model_takes_ctas_per_sm_from_the_occupancy_calculator(gemm_sm90):
 @pytest.mark.parametrize("kernel", ["vector_add", "gemm"])
 def test_bench_and_the_compile_header_describe_the_waves_alike(kernel):
     """One wording of the waves: the header's line is inside bench's, which adds the model's fill."""
-    from playground import render
+    from playground.report import render
     c = _compile(kernel, "sm_90")
     (header,) = [line[len("waves"):].strip() for line in render.header_lines(c) if line.startswith("waves")]
     (modelled,) = [line for line in roofline.lines(roofline.model(c), "") if line.startswith("modelled  waves")]
@@ -177,7 +179,7 @@ def test_matrix_precision_from_the_ptx_is_the_sass_precision(kernel, target, dty
     from it runs the same precision."""
     from pathlib import Path
 
-    from playground import codeinspect
+    from playground.artefact import codeinspect
     data = Path(__file__).parent / "data" / "fp32_dot.py"
     ref = f"{data}:{kernel}" if kernel.endswith("32_dot") else kernel
     c = _compile(ref, target, **({"dtype": dtype} if dtype else {}))

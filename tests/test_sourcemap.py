@@ -1,8 +1,10 @@
 """--interleave: known lines of the kernels own known instructions, in every stage."""
 import pytest
 
-from playground import disasm, registry, sourcemap
-from playground.request import Request
+from playground.artefact import disasm, sourcemap
+
+from playground.core import registry
+from playground.core.request import Request
 
 pytestmark = pytest.mark.compile
 

@@ -1,9 +1,13 @@
 """The stage registry: every stage described once, and every consumer reads it from there."""
 import pytest
 
-from playground import disasm, lexers, registry, sourcemap, stages, targets
-from playground.diff import NORMALISATION
-from playground.request import Request
+from playground.artefact import disasm, sourcemap
+
+from playground.core import registry, stages, targets
+
+from playground.report import lexers
+from playground.compare.diff import NORMALISATION
+from playground.core.request import Request
 
 pytestmark = pytest.mark.compile
 

@@ -7,9 +7,10 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from playground import registry, sweep, targets
+from playground.core import registry, targets
+from playground.sweep import sweep
 from playground.errors import UserError
-from playground.request import Request
+from playground.core.request import Request
 
 pytestmark = pytest.mark.compile   # the compile path alone: CI runs it on the oldest Triton too
 
@@ -42,7 +43,7 @@ def single(kernel, target, config, shape=None):
 
 
 def test_one_row_per_config_with_the_figures_of_a_single_compile(first, in_cold_cache):
-    from playground import occupancy, roofline
+    from playground.figures import occupancy, roofline
     assert first.compiled == 2 and first.workers == 2, "a cold sweep compiles in worker processes"
     assert [r["config"] for r in first.rows] == [{"BLOCK_SIZE_M": 64, "num_stages": 2},
                                                  {"BLOCK_SIZE_M": 128, "num_stages": 2}]

@@ -2,7 +2,7 @@
 import triton
 import triton.language as tl
 
-from playground.spec import KernelSpec, Tensor, cdiv
+from playground.core.spec import KernelSpec, Tensor, cdiv
 
 
 @triton.jit

@@ -7,7 +7,7 @@ itself (tl.arange needs a power of two). Every other power of two compiles.
 import triton
 import triton.language as tl
 
-from playground.spec import KernelSpec, Tensor, cdiv
+from playground.core.spec import KernelSpec, Tensor, cdiv
 
 DEADLY_TILE = 64
 HANGING_TILE = 16

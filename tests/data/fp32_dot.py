@@ -6,7 +6,7 @@ tensor cores (tests/test_roofline.py reads the precision from the PTX and from t
 import triton
 import triton.language as tl
 
-from playground.spec import KernelSpec, Tensor
+from playground.core.spec import KernelSpec, Tensor
 
 
 @triton.jit

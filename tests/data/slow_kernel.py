@@ -5,7 +5,7 @@ loop step is Python. Its one case is small: the slowness is the loop, not the da
 import triton
 import triton.language as tl
 
-from playground.spec import KernelSpec, Tensor
+from playground.core.spec import KernelSpec, Tensor
 
 
 @triton.jit

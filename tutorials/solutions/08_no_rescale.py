@@ -26,7 +26,7 @@ import math
 import triton
 import triton.language as tl
 
-from playground.spec import KernelSpec, Tensor, cdiv
+from playground.core.spec import KernelSpec, Tensor, cdiv
 
 HEAD_DIMS = (16, 32, 64, 128)   # tl.arange needs a power of two; tl.dot needs at least 16
 
@@ -133,7 +133,7 @@ def _args(q, k, v, o, Z, H, N_CTX, D):
 # Memory traffic at best: read Q, K, V and write O once: 4*Z*H*N_CTX*D * element size. Each
 # program re-reads all of K and V, from L2 when they fit.
 # Tolerance: the scores are D-long dot products (reduction_dim), but the output's error comes
-# mostly from rounding p to 16 bits before P @ V; see the override in playground/tolerances.py.
+# mostly from rounding p to 16 bits before P @ V; see the override in playground/run/tolerances.py.
 SPEC = KernelSpec(
     name="flash_attention_no_rescale",
     kernel=flash_attention_kernel,

@@ -1,0 +1,84 @@
+"""SASS from the cubin, through the disassembler that ships inside the triton wheel.
+
+nvdisasm takes about half a second on a GEMM, so the result is kept in Triton's cache
+directory beside the cubin it came from; a cache hit never runs the tool again.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from ..errors import UserError
+
+# With nvdisasm's line info: `//## File "kernel.py", line N [inlined at ...]` from .debug_line and
+# `//## File ".nv_debug_ptx_txt", line M` (the PTX line) from .nv_debug_line_sass.
+SASS_FILE = "playground-v2.sass"
+
+
+def tool(name: str) -> str:
+    """Path of a CUDA binary tool: Triton's knob (TRITON_<NAME>_PATH) first, then the wheel's copy."""
+    from triton import knobs
+    knob = getattr(knobs.nvidia, name, None)
+    path = getattr(knob, "path", None) if knob is not None else None
+    if path and os.path.exists(path):
+        return path
+    import triton
+    bundled = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / name
+    if bundled.exists():
+        return str(bundled)
+    raise UserError(f"{name} not found: install a triton wheel that ships it, or set TRITON_{name.upper()}_PATH")
+
+
+RES_USAGE_FILE = "playground-res-usage.txt"
+
+
+def sass_with_line_info(compiled) -> str:
+    return _cached(compiled, SASS_FILE, [tool("nvdisasm"), "-c", "--print-line-info-inline", "--print-line-info-ptx"])
+
+
+def _cached(compiled, name: str, command: list[str]) -> str:
+    """A tool's output on the cubin, kept beside it in Triton's cache: a warm run starts no process."""
+    cached = compiled.cache_dir() / name
+    if cached.exists():
+        return cached.read_text()
+    text = _run_on_cubin(compiled.kernel.asm["cubin"], command)
+    _write_atomically(cached, text)
+    return text
+
+
+def sass(compiled) -> str:
+    """SASS as a reader wants it: instructions and labels, without the line-info comments."""
+    return "\n".join(line for line in sass_with_line_info(compiled).splitlines()
+                     if not line.lstrip().startswith("//##")) + "\n"
+
+
+def _run_on_cubin(cubin: bytes, command: list[str]) -> str:
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+        f.write(cubin)
+    try:
+        done = subprocess.run(command + [f.name], capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    if done.returncode != 0:
+        raise RuntimeError(f"{Path(command[0]).name} failed: {done.stderr.strip()}")
+    return done.stdout
+
+
+def resource_usage_dump(cubin: bytes) -> str:
+    """`cuobjdump -res-usage`: registers, stack, shared and local memory, as ptxas recorded them."""
+    return _run_on_cubin(cubin, [tool("cuobjdump"), "-res-usage"])
+
+
+def resource_usage(compiled) -> str:
+    """resource_usage_dump of a compiled kernel's cubin, kept in Triton's cache beside it."""
+    return _cached(compiled, RES_USAGE_FILE, [tool("cuobjdump"), "-res-usage"])
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Concurrent compiles share the cache: write to a private file, then rename over."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".tmp")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.replace(tmp, path)

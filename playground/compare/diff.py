@@ -1,0 +1,299 @@
+"""Compare two variants of a kernel: two targets, two configs, or two kernel files.
+
+A variant is what `--a`/`--b` say on top of the command's own options, as a comma list:
+`target=sm_80`, `num_warps=8`, `num_stages=4`, `dtype=bf16`, a meta-parameter
+(`BLOCK_SIZE_M=64`), a problem dimension (`M=1000`: it changes what the JIT specialises), or
+another kernel (`kernel=path.py:name`). Both variants are compiled through the usual
+pipeline, so every figure comes from the artefacts: resource usage (cuobjdump / amdgcn
+metadata), occupancy (`playground.figures.occupancy`) and the instruction mix
+(`playground.artefact.codeinspect`).
+
+The stage diff is a unified diff (difflib). Generated code renumbers everything when
+anything changes: SASS prints each instruction's address, ptxas and LLVM pick fresh
+register and value numbers, MLIR attaches location ids. Left as they are, nearly every
+line differs, so by default those numbers are replaced by `#` before diffing, and the
+output says so; `raw=True` diffs the exact text.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+
+from ..errors import UserError
+from ..core.params import split_items
+from ..core.stages import STAGES, default_for, is_binary
+from ..units import kib, pct
+
+# Keys a variant may set besides meta-parameters and problem dimensions.
+VARIANT_KEYS = ("kernel", "target", "num_warps", "num_stages", "dtype")
+
+
+def parse_variant(text: str, base, flag: str = "--a"):
+    """`target=sm_80,num_warps=8,BLOCK_SIZE_M=64` on top of the base Request -> (Request, the text, tidied)."""
+    from ..core import params, registry
+    given: dict = {}
+    for item in params.split_items(text):
+        key, eq, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not key or not value:
+            raise UserError(f"{flag} '{item}': expected NAME=VALUE, as in {flag} target=sm_80")
+        params.merge(given, key, value, flag)
+    text = ",".join(f"{k}={v}" for k, v in given.items())
+    # The kernel first: the other names are checked against the kernel this side compiles.
+    spec = registry.load(given["kernel"]) if "kernel" in given else base.spec
+    dims = list(spec.default_shape)
+    meta_names = [p.name for p in spec.kernel.params if p.is_constexpr]
+    changes: dict = {"kernel": spec, "meta": {}, "shape": {}}
+    for key, value in given.items():
+        if key == "kernel":
+            continue
+        if key in ("target", "dtype"):
+            changes[key] = value
+            continue
+        number = params.parse_assignments(f"{key}={value}", flag)[key]
+        if key in ("num_warps", "num_stages"):
+            changes[key] = number
+        elif key in meta_names:
+            changes["meta"][key] = number
+        elif key in dims:
+            changes["shape"][key] = number
+        else:
+            raise UserError(f"{flag} {key}: not one of {', '.join(VARIANT_KEYS)}, a meta-parameter of {spec.name} "
+                            f"({', '.join(meta_names) or 'none'}) or a dimension ({', '.join(dims)})")
+    return base.changed(**changes), text
+
+
+# ---- normalisation: the numbering that changes on every line when anything changes ----
+
+_NORMALISERS = {      # by the stage's language (stages.py)
+    "sass": [
+        (re.compile(r"/\*[0-9a-f]{4,}\*/\s*"), ""),                           # instruction addresses
+        (re.compile(r"/\* 0x[0-9a-f]+ \*/"), ""),                              # encodings, if printed
+        (re.compile(r"\b(U?R|U?P)\d+\b"), r"\1#"),                             # registers, predicates
+        (re.compile(r"\.L_x_\d+"), ".L_x_#"),                                  # branch labels
+    ],
+    "ptx": [
+        (re.compile(r"%(r|rd|rs|f|fd|p|h|hh|b)\d+\b"), r"%\1#"),               # virtual registers
+        (re.compile(r"\$L__BB\d+_\d+"), "$L__BB#"),                            # block labels
+        (re.compile(r"\$L__tmp\d+"), "$L__tmp#"),
+    ],
+    "llvm": [
+        (re.compile(r"%\d+\b"), "%#"),                                          # SSA values
+        (re.compile(r"!\d+\b"), "!#"),                                          # metadata ids
+    ],
+    "amdgcn": [
+        (re.compile(r"\b([vsa])\[\d+:\d+\]"), r"\1[#]"),                       # register ranges
+        (re.compile(r"\b([vsa])\d+\b"), r"\1#"),                               # registers
+        (re.compile(r"\.LBB\d+_\d+"), ".LBB#"),                                # block labels
+    ],
+}
+_MLIR = [
+    (re.compile(r"\s*\bloc\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"), ""),      # locations, inline or trailing
+    (re.compile(r"%\d+\b"), "%#"),                                              # SSA values
+    (re.compile(r"%([A-Za-z][\w]*?)_\d+\b"), r"%\1_#"),                         # named values: %cst_3
+    (re.compile(r"%arg\d+\b"), "%arg#"),
+    (re.compile(r"\^bb\d+\b"), "^bb#"),
+]
+_NORMALISERS["mlir"] = _MLIR
+_MLIR_LOC_LINE = re.compile(r"^#loc\d*\s*=\s*loc\(")
+
+_HOW = {
+    "sass": "instruction addresses dropped; register, predicate and label numbers shown as #",
+    "ptx": "virtual register and label numbers shown as #",
+    "llvm": "value and metadata numbers shown as #",
+    "mlir": "locations dropped; value numbers shown as #",
+    "amdgcn": "register and label numbers shown as #",
+}
+NORMALISATION = {name: _HOW[s.language] for name, s in STAGES.items() if s.language in _HOW}
+
+
+def normalise(text: str, stage: str) -> str:
+    """The stage's text with the numbering noise replaced, line for line (location lines dropped)."""
+    language = STAGES[stage].language if stage in STAGES else None
+    rules = _NORMALISERS.get(language)
+    if not rules:
+        return text
+    out = []
+    for line in text.splitlines():
+        if language == "mlir" and _MLIR_LOC_LINE.match(line):
+            continue
+        for pattern, repl in rules:
+            line = pattern.sub(repl, line)
+        out.append(line.rstrip())
+    return "\n".join(out) + "\n"
+
+
+# ---- the comparison ----
+
+@dataclass
+class Side:
+    request: object           # request.Request
+    compiled: object          # compiler.Compiled
+    figures: dict             # name -> number, in display order: resources, then the instruction mix
+    label: str
+
+
+@dataclass
+class Comparison:
+    kernel: str
+    stage: str
+    a: Side
+    b: Side
+    normalised: bool
+    normalisation: str
+    diff: list[str]           # unified diff lines, no trailing newlines
+
+    @property
+    def deltas(self) -> list[tuple[str, object, object]]:
+        names = list(dict.fromkeys([*self.a.figures, *self.b.figures]))
+        return [(n, self.a.figures.get(n), self.b.figures.get(n)) for n in names
+                if self.a.figures.get(n) != self.b.figures.get(n)]
+
+    @property
+    def identical(self) -> bool:
+        return not self.diff
+
+    def as_dict(self) -> dict:
+        def side(s: Side) -> dict:
+            c = s.compiled
+            return {"variant": s.label, "kernel": c.spec.name, "file": c.spec.source_path, "target": c.target.name,
+                    "num_warps": c.config.num_warps, "num_stages": c.config.num_stages, "meta": c.config.meta,
+                    "shape": c.config.shape, "dtype": c.config.dtype, "hash": c.hash, "figures": s.figures}
+        return {"kernel": self.kernel, "stage": self.stage, "normalised": self.normalised,
+                "normalisation": self.normalisation, "a": side(self.a), "b": side(self.b),
+                "deltas": [{"name": n, "a": a, "b": b} for n, a, b in self.deltas],
+                "identical": self.identical, "diff": "\n".join(self.diff) + ("\n" if self.diff else "")}
+
+
+def compare(base, a: str | tuple, b: str | tuple, stage: str | None = None, raw: bool = False,
+            context: int = 3) -> Comparison:
+    """Compile both variants of the base Request (what --a and --b change) and compare their figures and one stage.
+
+    With no stage: the targets' assembly (stages.default_for), or TTGIR, the last stage both vendors
+    share, when one side is NVIDIA and the other AMD.
+    """
+    if not split_items(a) and not split_items(b):
+        raise UserError("say what differs: --a and --b, e.g. --a target=sm_80 --b target=sm_90")
+    if context < 0:
+        raise UserError(f"--context {context}: must be 0 or more lines")
+    if stage is not None and is_binary(stage):
+        raise UserError(f"{stage} is a binary; diff sass (NVIDIA) or amdgcn (AMD) instead")
+    variants = [parse_variant(a, base, "--a"), parse_variant(b, base, "--b")]
+    if stage is None:
+        defaults = {default_for(request.target.backend) for request, _ in variants}
+        stage = defaults.pop() if len(defaults) == 1 else "ttgir"
+    for (request, _), letter in zip(variants, "ab"):
+        if stage not in request.target.stages:
+            raise UserError(f"stage '{stage}' does not exist for {request.target.name} (side {letter}); "
+                            f"it has: {', '.join(request.target.stages)}")
+    compiled = [request.compile() for request, _ in variants]
+    read = [figures(c, stage) for c in compiled]
+    # An instruction category only one side has is 0 on the other, so both list the same rows.
+    categories = sorted(set().union(*(mix for _, mix in read)), key=lambda n: (n != "instructions", n))
+    sides = [Side(request=request, compiled=c, label=text or "base",
+                  figures=resources | {n: mix.get(n, 0) for n in categories})
+             for (request, text), c, (resources, mix) in zip(variants, compiled, read)]
+    texts = [c.stage(stage) if raw else normalise(c.stage(stage), stage) for c in compiled]
+    lines = list(difflib.unified_diff(texts[0].splitlines(), texts[1].splitlines(),
+                                      f"a/{stage} ({sides[0].label})", f"b/{stage} ({sides[1].label})",
+                                      n=context, lineterm=""))
+    normalised = not raw and stage in NORMALISATION
+    how = NORMALISATION[stage] if normalised else "none: the exact text"
+    return Comparison(kernel=base.spec.name, stage=stage, a=sides[0], b=sides[1], normalised=normalised,
+                      normalisation=how, diff=lines)
+
+
+def figures(c, stage: str | None = None) -> tuple[dict, dict]:
+    """The numbers worth comparing, each read from the compiled artefact: (resources, instruction mix)."""
+    r = c.resources
+    out = {"registers": r.registers}
+    if not c.target.is_nvidia:
+        out |= {"VGPRs": r.vgprs, "AGPRs": r.agprs, "SGPRs": r.sgprs}
+    out |= {"spill stores": r.spill_store_bytes, "spill loads": r.spill_load_bytes,
+            "shared memory": r.shared_total}
+    occ = _occupancy(c)
+    if occ is not None:
+        out |= {"blocks per SM": occ.active_blocks_per_sm, "occupancy": occ.occupancy,
+                "launchable": occ.launchable}
+    if stage and not is_binary(stage):
+        out[f"{stage} lines"] = len(c.stage(stage).splitlines())
+    # codeinspect names tensor-core families "mma.<family>"; the family alone reads better: "wgmma 0 → 8".
+    mix = {name.removeprefix("mma."): count for name, count in _instruction_mix(c).items()}
+    return out, mix
+
+
+def _occupancy(c):
+    from ..figures import occupancy
+    try:
+        return occupancy.of(c)
+    except UserError:      # a GPU with no device table (an unlisted native one): no occupancy rows
+        return None
+
+
+def _instruction_mix(c) -> dict:
+    from ..artefact import codeinspect
+    return codeinspect.instruction_mix(c)
+
+
+# ---- rendering ----
+
+_BYTES = ("shared memory", "spill stores", "spill loads")
+
+
+def show(name: str, value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if name in _BYTES:
+        return kib(value)
+    if name == "occupancy":
+        return pct(value)
+    return str(value)
+
+
+def delta_line(cmp: Comparison) -> str:
+    # Figures one side does not have (AMD's VGPRs beside an NVIDIA target) are in the table, not here.
+    figs = [(n, a, b) for n, a, b in cmp.deltas if not n.endswith(" lines") and None not in (a, b)]
+    if not figs:
+        return "no differences in resource usage or instruction mix"
+    return ", ".join(f"{n} {show(n, a)} → {show(n, b)}" for n, a, b in figs)
+
+
+def format_text(cmp: Comparison, color: bool = False) -> str:
+    """Deltas on top, the figures side by side, then the stage diff."""
+    from ..report.render import highlight
+    from ..report.report import paint, table
+    a, b = cmp.a, cmp.b
+    out = table(["", "", ""], [[paint(letter, "bold", color), side.label, _where(side)]
+                               for letter, side in (("a", a), ("b", b))])[1:]
+    out += [f"{paint('changed', 'bold', color)}  {delta_line(cmp)}", ""]
+    names = list(dict.fromkeys([*a.figures, *b.figures]))
+    rows = []
+    for n in names:
+        va, vb = a.figures.get(n), b.figures.get(n)
+        rows.append([n, show(n, va), show(n, vb), "*" if va != vb else ""])
+    out += table(["", "a", "b", ""], rows, "lrr")
+    if "instructions" in names:
+        code = "/".join(dict.fromkeys("SASS" if s.compiled.target.is_nvidia else "amdgcn" for s in (a, b)))
+        out.append(f"instructions and the rows after it: static counts in the {code}; * marks a difference")
+    out.append("")
+    out.append(f"{paint(cmp.stage + ' diff', 'bold', color)}, normalised: {cmp.normalisation}"
+               + (" (--raw for the exact text)" if cmp.normalised else ""))
+    if cmp.identical:
+        out.append(f"the {cmp.stage} of both variants is the same" + (" after normalisation" if cmp.normalised
+                                                                       else ""))
+        return "\n".join(out) + "\n"
+    styles = (("---", "bold"), ("+++", "bold"), ("@@", "cyan"), ("-", "red"), ("+", "green"))
+    for line in cmp.diff:
+        style = next((st for prefix, st in styles if line.startswith(prefix)), None)
+        out.append(paint(line, style, color) if style else " " + highlight(line[1:], cmp.stage, color).rstrip("\n"))
+    return "\n".join(out) + "\n"
+
+
+def _where(side: Side) -> str:
+    c = side.compiled
+    cfg = c.config
+    meta = ",".join(f"{k}={v}" for k, v in cfg.meta.items())
+    return f"{c.spec.name} on {c.target.name}, num_warps={cfg.num_warps}, num_stages={cfg.num_stages}, {meta}"

@@ -1,0 +1,54 @@
+"""The element types the tools know: one row per dtype, every name it goes by and what it weighs.
+
+Rows are keyed by Triton's short names, the ones `--dtype` takes. The tolerance a dtype gets in
+`check` lives in tolerances.py, which says why each value is what it is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import UserError
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str            # Triton's short name, as --dtype takes it
+    bytes: int
+    triton: str          # the triton.language attribute
+    torch: str           # the torch attribute
+    mlir: str            # the element type as Triton's IR spells it (tensor<128xf16>)
+    peak: str            # the key of the device table's peak_tflops for math in this type
+    # What an output starts as in `check`, so "never written" can be told from anything a kernel
+    # computes: a quiet NaN with a payload arithmetic never produces (a computed NaN has the
+    # canonical bits; fp8e4nv has a single NaN code), or an unlikely integer.
+    sentinel_bits: int
+
+
+DTYPES = {d.name: d for d in (
+    DType("fp8e4nv", 1, "float8e4nv", "float8_e4m3fn", "f8E4M3FN", "fp8", 0x7F),
+    DType("fp8e5", 1, "float8e5", "float8_e5m2", "f8E5M2", "fp8", 0x7E),
+    DType("fp16", 2, "float16", "float16", "f16", "fp16", 0x7E5A),
+    DType("bf16", 2, "bfloat16", "bfloat16", "bf16", "bf16", 0x7FDA),
+    DType("fp32", 4, "float32", "float32", "f32", "fp32", 0x7FC5A5A5),
+    DType("fp64", 8, "float64", "float64", "f64", "fp64", 0x7FF8A5A5A5A5A5A5),
+    DType("i8", 1, "int8", "int8", "i8", "i8", -77),
+    DType("i16", 2, "int16", "int16", "i16", "i16", -7777),
+    DType("i32", 4, "int32", "int32", "i32", "i32", -7777777),
+    DType("i64", 8, "int64", "int64", "i64", "i64", -7777777),
+)}
+
+# Element sizes by the IR's spelling, for reading tensor types out of TTGIR: the dtypes above, plus
+# the IR's own booleans and 64-bit pointers.
+IR_BYTES = {d.mlir: d.bytes for d in DTYPES.values()} | {"i1": 1, "!tt.ptr": 8}
+
+
+def get(name: str) -> DType:
+    try:
+        return DTYPES[name]
+    except KeyError:
+        raise UserError(f"--dtype {name}: unknown dtype; known: {', '.join(DTYPES)}") from None
+
+
+def size(name: str) -> int:
+    """Bytes per element."""
+    return get(name).bytes

@@ -1,0 +1,119 @@
+"""Parse and check what the user types: --meta, --shape, --dtype, num_warps and num_stages."""
+from __future__ import annotations
+
+import difflib
+from typing import Iterable
+
+from ..errors import UserError
+from . import dtypes
+from .spec import KernelSpec
+
+
+def parse_assignments(text: str | Iterable[str] | None, flag: str) -> dict:
+    """'A=1,B=2' -> {'A': 1, 'B': 2}; values are ints, floats, or True/False.
+
+    An option given several times (`--shape M=128 --shape N=64`) arrives as a tuple of strings
+    and merges; a name given twice with different values is an error, not a silent override.
+    """
+    result = {}
+    for item in split_items(text):
+        key, eq, raw = item.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if not eq or not key or not raw:
+            raise UserError(f"{flag} '{item}': expected NAME=VALUE, as in {flag} BLOCK_SIZE=1024")
+        merge(result, key, _number(raw, f"{flag} {key}"), flag)
+    return result
+
+
+def split_items(text: str | Iterable[str] | None) -> list[str]:
+    """The comma-separated items of one option's value, or of every time it was given."""
+    texts = [text] if isinstance(text, str) or text is None else list(text)
+    return [item.strip() for t in texts for item in (t or "").split(",") if item.strip()]
+
+
+def merge(into: dict, key: str, value, flag: str) -> None:
+    """Set into[key] = value; the same key twice must agree."""
+    if key in into and into[key] != value:
+        raise UserError(f"{flag} {key}: given twice, as {into[key]} and {value}; say it once")
+    into[key] = value
+
+
+def doubling(text: str, what: str) -> list[int]:
+    """`A..B`, the one range grammar of every command: A, 2A, 4A, ... up to B (`32..128` is 32, 64,
+    128; `100..800` is 100, 200, 400, 800)."""
+    low, _, high = text.partition("..")
+    try:
+        low, high = int(low), int(high)
+    except ValueError:
+        raise UserError(f"{what}={text}: a range is two integers, A..B") from None
+    if low < 1 or high < low:
+        raise UserError(f"{what}={text}: a range runs from a positive A up to B >= A")
+    out = []
+    while low <= high:
+        out.append(low)
+        low *= 2
+    return out
+
+
+def _number(raw: str, what: str):
+    if raw in ("True", "true", "False", "false"):
+        return raw.lower() == "true"
+    for convert in (int, float):
+        try:
+            return convert(raw)
+        except ValueError:
+            pass
+    raise UserError(f"{what}={raw}: not a number")
+
+
+def check_meta(spec: KernelSpec, meta: dict) -> dict:
+    known = [p.name for p in spec.kernel.params if p.is_constexpr]
+    for key, value in meta.items():
+        if key not in known:
+            raise UserError(f"--meta {key}: {spec.name} has no meta-parameter of that name{_near(key, known)}")
+        if isinstance(value, bool) != isinstance(spec.meta.get(key, value), bool):
+            raise UserError(f"--meta {key}={value}: expected {type(spec.meta[key]).__name__}")
+        if key.startswith("BLOCK") and not _power_of_two(value):
+            raise UserError(f"--meta {key}={value}: block sizes feed tl.arange, which needs a power of two")
+    return meta
+
+
+def check_shape(spec: KernelSpec, shape: dict) -> dict:
+    dims = list(spec.default_shape)
+    for key, value in shape.items():
+        if key not in dims:
+            raise UserError(f"--shape {key}: {spec.name} has dimensions {', '.join(dims)}{_near(key, dims)}")
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise UserError(f"--shape {key}={value}: sizes are positive integers")
+    return {**spec.default_shape, **shape}
+
+
+def check_dtype(spec: KernelSpec, dtype: str | None) -> str:
+    if dtype is None:
+        return spec.dtype
+    dtypes.get(dtype)          # an unknown name is one line naming the known ones
+    if dtype not in spec.dtypes:
+        raise UserError(f"--dtype {dtype}: {spec.name} supports {', '.join(spec.dtypes)}")
+    return dtype
+
+
+def check_num_warps(n) -> int:
+    # Triton requires a power of two (CUDAOptions/HIPOptions assert it); 32 warps is 1024 threads.
+    if not isinstance(n, int) or not _power_of_two(n) or n > 32:
+        raise UserError(f"num_warps={n}: must be a power of two from 1 to 32")
+    return n
+
+
+def check_num_stages(n) -> int:
+    if not isinstance(n, int) or n < 1 or n > 8:
+        raise UserError(f"num_stages={n}: must be an integer from 1 to 8")
+    return n
+
+
+def _power_of_two(n) -> bool:
+    return isinstance(n, int) and n > 0 and n & (n - 1) == 0
+
+
+def _near(key: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(key, known, n=2, cutoff=0.4)
+    return f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(known)}"

@@ -1,0 +1,96 @@
+"""Find kernel specs: by name in `kernels/`, or in a user's file (`path.py` or `path.py:name`)."""
+from __future__ import annotations
+
+import difflib
+import importlib
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+from ..errors import UserError
+from .spec import KernelSpec
+
+KERNELS_DIR = Path(__file__).resolve().parents[2] / "kernels"
+
+
+def kernel_names() -> list[str]:
+    """The built-in kernels: one file each in kernels/, named after the spec."""
+    return sorted(p.stem for p in KERNELS_DIR.glob("*.py") if not p.name.startswith("_"))
+
+
+def load(ref: str) -> KernelSpec:
+    """A kernel by name (`gemm`) or by file (`./mine.py`, `./mine.py:my_kernel`)."""
+    path, _, name = ref.partition(":") if _looks_like_path(ref) else ("", "", ref)
+    if path:
+        return _from_file(path, name)
+    if name not in kernel_names():
+        raise UserError(f"unknown kernel '{name}'{_suggest(name, kernel_names())}")
+    module = importlib.import_module(f"kernels.{name}")
+    return _finish(module.SPEC, module.__file__)
+
+
+def ref(spec: KernelSpec) -> str:
+    """How another process finds this spec with `load`: a built-in name, or path:name for any other file."""
+    path = Path(spec.source_path)
+    if path.parent == KERNELS_DIR and path.stem == spec.name:
+        return spec.name
+    return f"{path}:{spec.name}"
+
+
+def load_all() -> list[KernelSpec]:
+    return [load(n) for n in kernel_names()]
+
+
+def _looks_like_path(ref: str) -> bool:
+    return ref.partition(":")[0].endswith(".py") or os.sep in ref
+
+
+def _from_file(path: str, name: str) -> KernelSpec:
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise UserError(f"no such kernel file: {path}")
+    module_name = f"playground_user_{abs(hash(str(file.resolve())))}"
+    module = sys.modules.get(module_name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(module_name, file)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as e:  # the user's file itself is broken: say where
+            del sys.modules[module_name]
+            raise UserError(f"{path}: cannot import: {type(e).__name__}: {e}") from e
+    specs = {k: v for k, v in vars(module).items() if isinstance(v, KernelSpec)}
+    by_name = {s.name: s for s in specs.values()} | specs
+    if name:
+        if name not in by_name:
+            if _is_bare_kernel(getattr(module, name, None)):
+                raise UserError(f"{path}:{name} is a @triton.jit function with no KernelSpec; "
+                                f"describe it with `SPEC = KernelSpec(...)` as in kernels/vector_add.py")
+            raise UserError(f"{path} has no kernel spec named '{name}'{_suggest(name, list(by_name))}")
+        return _finish(by_name[name], str(file))
+    if len(set(map(id, specs.values()))) == 1:
+        return _finish(next(iter(specs.values())), str(file))
+    if not specs:
+        raise UserError(f"{path} defines no KernelSpec; see kernels/vector_add.py for the form")
+    raise UserError(f"{path} defines several kernels; pick one: "
+                    + ", ".join(f"{path}:{n}" for n in sorted({s.name for s in specs.values()})))
+
+
+def _is_bare_kernel(obj) -> bool:
+    return obj is not None and type(obj).__name__ == "JITFunction"
+
+
+def _finish(spec: KernelSpec, file: str) -> KernelSpec:
+    spec.source_path = spec.source_path or str(Path(file).resolve())
+    return spec
+
+
+def _suggest(name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    if not close:
+        close = [k for k in known if name.lower() in k.lower() or k.lower() in name.lower()][:3]
+    if close:
+        return "; did you mean " + " or ".join(f"'{c}'" for c in close) + "?"
+    return "; known kernels: " + ", ".join(known) if known else ""

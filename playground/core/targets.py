@@ -1,0 +1,74 @@
+"""Compilation targets by name: sm_80 ... sm_120 for NVIDIA, gfx90a ... gfx1100 for AMD, and native."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .devices import DEVICES
+from ..errors import UserError
+
+DEFAULT = "sm_90"   # what `compile` targets on a machine with no GPU
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str          # "sm_90", "gfx942"
+    backend: str       # "cuda" or "hip", as Triton names them
+    arch: int | str    # 90 or "gfx942", as GPUTarget takes it
+    warp_size: int     # 32 threads a warp on NVIDIA and RDNA; 64 a wavefront on CDNA
+
+    @property
+    def is_nvidia(self) -> bool:
+        return self.backend == "cuda"
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """The stages this target's compile produces, in pipeline order (stages.py)."""
+        from .stages import for_backend
+        return for_backend(self.backend)
+
+    def gpu_target(self):
+        from triton.backends.compiler import GPUTarget
+        return GPUTarget(self.backend, self.arch, self.warp_size)
+
+
+def _target(device) -> Target:
+    """A device table row as Triton names its target: cuda with the compute capability (sm_90 -> 90),
+    or hip with the gfx name; the warp size is the device's (64 on CDNA, 32 on RDNA and NVIDIA)."""
+    if device.is_nvidia:
+        return Target(device.target, "cuda", int(device.target.removeprefix("sm_")), device.warp_size)
+    return Target(device.target, "hip", device.target, device.warp_size)
+
+
+# One row per GPU: adding a target is adding its Device in devices.py.
+TARGETS = {name: _target(d) for name, d in DEVICES.items()}
+
+
+def resolve(name: str | None) -> Target:
+    """A target by name; `native` (or None) is the local GPU, or sm_90 when there is none."""
+    if name in (None, "native"):
+        return native() or TARGETS[DEFAULT]
+    if not name.strip():
+        raise UserError(f"--target is empty; known targets: native, {', '.join(TARGETS)}")
+    key = name.strip().lower().replace("sm", "sm_").replace("sm__", "sm_") if name.lower().startswith("sm") else name.lower()
+    if key in TARGETS:
+        return TARGETS[key]
+    raise UserError(f"unknown target '{name}'; known targets: native, {', '.join(TARGETS)}")
+
+
+def has_gpu() -> bool:
+    """A cheap look for a GPU device node, so that machines without one never load a driver."""
+    return os.path.exists("/dev/nvidiactl") or os.path.exists("/dev/kfd")
+
+
+def native() -> Target | None:
+    if not has_gpu():
+        return None
+    try:
+        from triton.runtime import driver
+        t = driver.active.get_current_target()
+    except Exception:
+        return None
+    name = f"sm_{t.arch}" if t.backend == "cuda" else str(t.arch).split(":")[0]
+    known = TARGETS.get(name)
+    return known or Target(name, t.backend, t.arch, t.warp_size)

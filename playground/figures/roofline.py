@@ -1,0 +1,249 @@
+"""The roofline model: how fast a kernel could run on a target, from its FLOPs, its bytes and the device table.
+
+Nothing here is measured. The formulas, and where they come from:
+
+- Roofline (S. Williams, A. Waterman, D. Patterson, "Roofline: An Insightful Visual Performance Model
+  for Multicore Architectures", CACM 52(4), 2009): arithmetic intensity I = FLOPs / DRAM bytes;
+  attainable FLOP/s = min(peak FLOP/s, I x peak bandwidth). The ridge point, peak / bandwidth, is
+  the intensity where the two roofs meet: below it a kernel is memory-bound, above it compute-bound.
+  As a time: t = max(FLOPs / peak, bytes / bandwidth).
+- Wave quantisation (NVIDIA Deep Learning Performance Guide, "Matrix Multiplication Background",
+  section "Wave Quantization"): the GPU runs a grid in waves of (SMs x CTAs resident per SM); a
+  wave that is partly empty takes as long as a full one. For a compute-bound kernel each CTA
+  slot is a share of the tensor or FMA units, so the machine is busy only
+  CTAs / (waves x CTAs per wave) of the time, and the modelled time is the roofline time divided by
+  that fill. For a memory-bound kernel DRAM is one pool for the whole chip: a partial wave still
+  streams at full bandwidth once every SM has a CTA, and below that we assume an SM draws at
+  most its even share of bandwidth (peak / SMs). So the last wave of r CTAs costs max(r, SMs)
+  CTA-times instead of a full wave's. The model assumes every CTA does the same work.
+
+The peaks and bandwidth come from `devices.py` (each with its datasheet named there); CTAs resident
+per SM from `occupancy.py` (the CUDA occupancy calculator's rules, applied to the compiled kernel).
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import asdict, dataclass, field
+
+from ..core import dtypes
+
+# devices.py keys fp8 peaks as "fp8"; the spec names the two fp8 formats.
+
+MEASURE_HINT = "to measure instead, run on a machine with a CUDA GPU and --target native"
+
+
+@dataclass
+class Estimate:
+    """The roofline arithmetic, in plain units: FLOPs, bytes, FLOP/s, bytes/s, seconds."""
+    flops: int
+    bytes: int
+    peak_flops: float            # FLOP/s of the roof that applies (tensor cores or not)
+    bandwidth: float             # bytes/s
+    intensity: float             # FLOP per byte
+    ridge: float                 # FLOP per byte where compute and memory roofs meet
+    bound: str                   # "memory" or "compute"
+    compute_seconds: float       # FLOPs / peak
+    memory_seconds: float        # bytes / bandwidth
+    roofline_seconds: float      # the larger of the two
+    ctas: int | None = None
+    ctas_per_wave: int | None = None
+    waves: int | None = None
+    wave_fill: float = 1.0       # share of the bound resource the grid keeps busy (see the module docstring)
+    seconds: float = 0.0         # roofline time / wave fill
+
+    @property
+    def tflops(self) -> float:
+        return self.flops / self.seconds / 1e12 if self.seconds else 0.0
+
+    @property
+    def gbs(self) -> float:
+        return self.bytes / self.seconds / 1e9 if self.seconds else 0.0
+
+    @property
+    def percent_of_peak(self) -> float:
+        """Throughput on the bound resource as a share of its peak: the roofline gives 100% before waves."""
+        if not self.seconds:
+            return 0.0
+        if self.bound == "memory":
+            return 100.0 * self.bytes / self.seconds / self.bandwidth
+        return 100.0 * self.flops / self.seconds / self.peak_flops
+
+
+def estimate(flops: int, nbytes: int, peak_tflops: float, bandwidth_gbs: float,
+             ctas: int | None = None, ctas_per_wave: int | None = None, num_sms: int | None = None) -> Estimate:
+    """Roofline time, then wave quantisation when the grid and the CTAs per wave are known.
+
+    `num_sms` lets a memory-bound grid's partial wave count by SMs rather than CTA slots.
+    """
+    peak, bandwidth = peak_tflops * 1e12, bandwidth_gbs * 1e9
+    compute_s, memory_s = flops / peak, nbytes / bandwidth
+    ridge = peak / bandwidth
+    intensity = flops / nbytes if nbytes else math.inf
+    est = Estimate(flops=flops, bytes=nbytes, peak_flops=peak, bandwidth=bandwidth, intensity=intensity,
+                   ridge=ridge, bound="compute" if intensity >= ridge else "memory",
+                   compute_seconds=compute_s, memory_seconds=memory_s, roofline_seconds=max(compute_s, memory_s))
+    if ctas and ctas_per_wave:
+        waves = math.ceil(ctas / ctas_per_wave)
+        est.ctas, est.ctas_per_wave, est.waves = ctas, ctas_per_wave, waves
+        if est.bound == "memory" and num_sms:
+            full, last = divmod(ctas, ctas_per_wave)
+            est.wave_fill = ctas / (full * ctas_per_wave + (max(last, num_sms) if last else 0))
+        else:
+            est.wave_fill = ctas / (waves * ctas_per_wave)
+    est.seconds = est.roofline_seconds / est.wave_fill
+    return est
+
+
+@dataclass
+class Model:
+    """The model for one compiled kernel on one target's representative GPU."""
+    kernel: str
+    target: str
+    device: str                  # the GPU whose table was used
+    shape: dict
+    dtype: str
+    config: str
+    estimate: Estimate
+    roof: str                    # which compute peak applies, in words
+    peak_tflops: float
+    bandwidth_gbs: float
+    l2_bytes: int
+    active_blocks_per_sm: int | None = None
+    num_sms: int = 0
+    notes: list[str] = field(default_factory=list)
+    kind: str = "modelled"
+
+    def as_dict(self) -> dict:
+        e = self.estimate
+        d = asdict(self)
+        d["estimate"].update(tflops=e.tflops, gbs=e.gbs, percent_of_peak=e.percent_of_peak)
+        d["time_us"] = e.seconds * 1e6
+        return d
+
+
+def peak_for(device, matrix: str | None) -> tuple[float, str]:
+    """The compute roof: the matrix-unit peak for the precision the code's MMAs use, else plain fp32.
+
+    `matrix` is that precision as devices.py keys it ("fp16", "tf32", ...), None when the code has no
+    matrix instructions. Element-wise code runs on the ordinary fp32 units whatever its storage dtype;
+    packed fp16 arithmetic (HFMA2) can go up to twice that, which the model does not count.
+    """
+    if matrix and matrix in device.peak_tflops:
+        unit = "tensor cores" if device.is_nvidia else "matrix cores"
+        return device.peak_tflops[matrix], f"{matrix} {unit}"
+    return device.peak_tflops["fp32"], "fp32, no tensor cores"
+
+
+# PTX's tensor-core instructions: mma.sync (sm_80+), wgmma.mma_async (sm_90), tcgen05.mma (sm_100+).
+# Each names its operand types (`.f16`, `.bf16`, `.tf32`, `kind::tf32`, ...), and ptxas lowers it to a
+# SASS HMMA / HGMMA / UTC*MMA of the same precision (tests/test_roofline.py checks the two agree), so
+# the PTX answers without disassembling the cubin.
+_PTX_MMA = re.compile(r"^\s*(?:@!?%\w+\s+)?((?:mma\.sync|wgmma\.mma_async|tcgen05\.mma)\S*)", re.MULTILINE)
+
+
+def matrix_precision(compiled) -> str | None:
+    """The precision the compiled code's tensor-core instructions run at, read from the code; None if none.
+
+    fp32 inputs go through the tensor cores as tf32 (mma...tf32, v_mfma..._xf32) unless the dot asks
+    for IEEE precision; CDNA's v_mfma_f32_..._f32 is full fp32 at the vector rate.
+    """
+    if "tt.dot" not in compiled.stage("ttir"):
+        return None            # no tl.dot, no matrix instructions
+    if compiled.target.is_nvidia:
+        opcodes = _PTX_MMA.findall(compiled.stage("ptx"))
+    else:
+        from ..artefact import codeinspect
+        report = codeinspect.read(compiled)
+        opcodes = list(report.mma_opcodes) if report.mix.get("mma") else []
+    if not opcodes:
+        return None
+    dtype = compiled.config.dtype
+    if dtype == "fp32":
+        return "tf32" if any(("TF32" in op.upper() or "XF32" in op.upper()) for op in opcodes) else "fp32"
+    return dtypes.DTYPES[dtype].peak if dtype in dtypes.DTYPES else dtype
+
+
+def ctas_of(compiled) -> int:
+    from .launch import ctas
+    return ctas(compiled)
+
+
+def active_blocks(compiled) -> tuple[int | None, str]:
+    """CTAs resident per SM from the occupancy calculator (per-SM limits: the SM count does not
+    change it), or None with the reason when it cannot say."""
+    try:
+        from . import occupancy
+    except ImportError:
+        return None, "occupancy module not available: no wave quantisation"
+    try:
+        occ = occupancy.of(compiled)
+    except Exception as e:  # a target the calculator does not cover: say so, keep the roofline
+        return None, f"occupancy not computed ({e}): no wave quantisation"
+    if not occ.launchable:
+        return 0, f"cannot launch on {compiled.target.name}: {occ.reason}"
+    return occ.active_blocks_per_sm, ""
+
+
+def model(compiled, device=None) -> Model:
+    from ..core import devices
+    device = device or devices.get(compiled.target.name)
+    spec, cfg = compiled.spec, compiled.config
+    if spec.flops is None or spec.bytes is None:
+        from ..errors import UserError
+        raise UserError(f"{spec.name}: its spec gives no FLOP or byte count, so there is nothing to model")
+    flops, nbytes = spec.flops(cfg.shape), spec.bytes(cfg.shape, dtypes.size(cfg.dtype))
+    peak, roof = peak_for(device, matrix_precision(compiled))
+    notes = []
+    blocks, why = active_blocks(compiled)
+    if why:
+        notes.append(why + ("; the time below ignores that" if blocks == 0 else ""))
+    ctas = ctas_of(compiled)
+    if blocks == 0:
+        blocks = None
+    est = estimate(flops, nbytes, peak, device.mem_bandwidth_gbs, ctas,
+                   blocks * device.num_sms if blocks else None, device.num_sms)
+    if nbytes <= device.l2_bytes:
+        notes.append(f"the {_mb(nbytes)} moved fit in the {_mb(device.l2_bytes)} L2: a warm measurement "
+                     f"can beat the DRAM roof; the model assumes every byte comes from DRAM")
+    notes.append("launch overhead (a few microseconds per call) is not modelled")
+    return Model(kernel=spec.name, target=compiled.target.name, device=device.name, shape=dict(cfg.shape),
+                 dtype=cfg.dtype, config=cfg.describe(), estimate=est, roof=roof, peak_tflops=peak,
+                 bandwidth_gbs=device.mem_bandwidth_gbs, l2_bytes=device.l2_bytes,
+                 active_blocks_per_sm=blocks, num_sms=device.num_sms, notes=notes)
+
+
+def _mb(n: int) -> str:
+    return f"{n / 2**20:.3g} MiB"
+
+
+def lines(m: Model, reason: str = "") -> list[str]:
+    """The model in words; every line says modelled."""
+    e = m.estimate
+    shape = ", ".join(f"{k}={v}" for k, v in m.shape.items())
+    rows = [("kernel", f"{m.kernel} on {m.target} ({m.device}), {shape}, {m.dtype}")]
+    if reason:
+        rows.append(("why", reason))
+    rows += [
+        ("work", f"{e.flops:.4g} FLOP, {e.bytes:.4g} bytes from DRAM at best "
+                 f"-> intensity {e.intensity:.3g} FLOP/byte"),
+        ("roofs", f"{m.peak_tflops:g} TFLOP/s ({m.roof}), {m.bandwidth_gbs:g} GB/s; "
+                  f"ridge at {e.ridge:.3g} FLOP/byte -> {e.bound}-bound"),
+        ("roofline", f"{_us(e.roofline_seconds)} (compute {_us(e.compute_seconds)}, "
+                     f"memory {_us(e.memory_seconds)})"),
+    ]
+    if e.waves:
+        from .occupancy import waves_phrase
+        busy = ("bandwidth: a partial wave draws on as many SMs as it has CTAs" if e.bound == "memory"
+                else "compute: a partial wave's empty slots idle")
+        rows.append(("waves", f"{waves_phrase(e.ctas, m.active_blocks_per_sm, m.num_sms)}; the model keeps "
+                              f"{100 * e.wave_fill:.1f}% of peak {busy}"))
+    rows.append(("time", f"{_us(e.seconds)}, {e.tflops:.4g} TFLOP/s, {e.gbs:.4g} GB/s, "
+                         f"{e.percent_of_peak:.1f}% of peak {'bandwidth' if e.bound == 'memory' else 'compute'}"))
+    rows += [("note", n) for n in m.notes]
+    rows.append(("how", MEASURE_HINT))
+    return [f"modelled  {label:<9} {text}" for label, text in rows]
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:.4g} us"

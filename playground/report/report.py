@@ -1,0 +1,67 @@
+"""One way out for results: every result is a typed object with `as_dict()`, printed as JSON here.
+
+Each command's `--json` output has a JSON Schema in `playground/schemas/COMMAND.json` that
+documents every field (units included); the tests validate every command's output against it,
+so the schema cannot drift from the code. `playground schema COMMAND` prints one.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from ..errors import UserError
+
+SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
+
+
+def as_data(result):
+    """A result object's `as_dict()`, or plain data (lists of rows) as it is."""
+    return result.as_dict() if hasattr(result, "as_dict") else result
+
+
+def to_json(result) -> str:
+    return json.dumps(as_data(result), indent=2, default=str)
+
+
+def commands_with_schema() -> list[str]:
+    return sorted(p.stem for p in SCHEMAS_DIR.glob("*.json"))
+
+
+def schema(command: str) -> dict:
+    """The JSON Schema of `playground COMMAND --json`."""
+    path = SCHEMAS_DIR / f"{command}.json"
+    if not path.is_file():
+        raise UserError(f"no schema for '{command}'; commands with --json: {', '.join(commands_with_schema())}")
+    return json.loads(path.read_text())
+
+
+def table(head: list[str], rows: list[list[str]], align: str = "") -> list[str]:
+    """A plain-text table through rich: columns two spaces apart, `align` one letter per column
+    (l or r; missing letters mean l), trailing spaces dropped. Cells are given as text."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+    grid = Table(box=None, pad_edge=False, padding=(0, 1), show_header=True, header_style="", highlight=False)
+    for i, name in enumerate(head):
+        justify = "right" if i < len(align) and align[i] == "r" else "left"
+        grid.add_column(name, justify=justify, no_wrap=True)
+    for row in rows:
+        grid.add_row(*row)
+    out = io.StringIO()
+    Console(file=out, width=100_000, color_system=None, highlight=False, emoji=False, markup=False).print(grid)
+    return [line.rstrip() for line in out.getvalue().splitlines()]
+
+
+def paint(text: str, style: str, color: bool) -> str:
+    """`text` in a rich style ("bold", "red", "bold yellow") as terminal codes, or as it is without colour."""
+    if not color or not text:
+        return text
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+    out = io.StringIO()
+    Console(file=out, force_terminal=True, color_system="standard", width=100_000, highlight=False,
+            emoji=False, markup=False).print(Text(text, style=style), end="")
+    return out.getvalue()

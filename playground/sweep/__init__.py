@@ -1,0 +1,1 @@
+"""Compiling an autotune space offline and ranking it."""
