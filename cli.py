@@ -375,23 +375,24 @@ def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as
     playground sweep gemm -t sm_80 -m BLOCK_SIZE_M=64,128 -m BLOCK_SIZE_K=32..128 -m num_stages=2,3
     """
     from playground.core import params, registry, targets
-    from playground.sweep import sweep
+    from playground.sweep import space, triage
+    from playground.sweep import text as sweep_text
     from playground.errors import UserError
     if as_json and as_csv:
         raise UserError("--json and --csv: pick one")
     spec = registry.load(kernel)
     tgts = [targets.resolve(t.strip()) for t in target.split(",") if t.strip()]
     with _progress(not no_progress, "compiling") as on_row:
-        result = sweep.run(spec, tgts, sweep.parse_ranges(meta), params.parse_assignments(shape, "--shape"),
+        result = triage.run(spec, tgts, space.parse_ranges(meta), params.parse_assignments(shape, "--shape"),
                            dtype, jobs, num_sms, on_row=on_row, timeout=timeout)
     for message in result.warnings:
         _warn(message)
     if as_json:
         click.echo(report.to_json(result))
     elif as_csv:
-        click.echo(sweep.as_csv(result), nl=False)
+        click.echo(sweep_text.as_csv(result), nl=False)
     else:
-        click.echo(sweep.format_text(result), nl=False)
+        click.echo(sweep_text.format_text(result), nl=False)
     if result.exit_code:
         why = "every config is invalid" if result.exit_code == 2 else "no config compiled"
         click.echo(f"error: {why}; the table says why for each", err=True)
@@ -441,7 +442,9 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
     playground bench gemm --target sm_90 --json
     playground bench vector_add --breakdown
     """
-    from playground.bench import bench
+    from playground.bench import breakdown as bench_breakdown
+    from playground.bench import text as bench_text
+    from playground.bench import throughput
     from playground.errors import UserError
     from playground.core.request import Request
     if as_json and as_csv:
@@ -450,13 +453,13 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
         raise UserError("--breakdown times one call at one shape; drop --sweep and --plot")
     request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
     if breakdown:
-        b = blocking("timing", timeout, lambda: bench.breakdown(request))
-        click.echo(report.to_json(b) if as_json else "\n".join(bench.breakdown_lines(b)))
+        b = blocking("timing", timeout, lambda: bench_breakdown.breakdown(request))
+        click.echo(report.to_json(b) if as_json else "\n".join(bench_breakdown.breakdown_lines(b)))
         return
     if plot_path:
         from playground.bench import plot
         plot.check(plot_path, sweep)
-    result = blocking("benchmarking", timeout, lambda: bench.run(
+    result = blocking("benchmarking", timeout, lambda: throughput.run(
         request, sweep, cuda_graph, num_sms, progress=not no_progress), spinner=no_progress)
     if plot_path:
         labels = plot.save(result, plot_path)
@@ -464,9 +467,9 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
     if as_json:
         click.echo(report.to_json(result))
     elif as_csv:
-        click.echo(bench.to_csv(result), nl=False)
+        click.echo(bench_text.to_csv(result), nl=False)
     else:
-        click.echo("\n".join(bench.lines(result)))
+        click.echo("\n".join(bench_text.lines(result)))
 
 
 @main.command("inspect")
@@ -560,7 +563,8 @@ def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype,
     if as_json:
         click.echo(report.to_json(occ))
         return
-    click.echo("\n".join(occupancy.report_lines(occ, c)))
+    from playground.figures import occupancy_text
+    click.echo("\n".join(occupancy_text.report_lines(occ, c)))
 
 
 @main.command("check")

@@ -2,9 +2,9 @@
 
 Cold: the 16 configs of gemm's autotune space for sm_90, each side with an empty Triton cache of
 its own (a fresh TRITON_CACHE_DIR), so every config really compiles:
-  serial   one process compiles and reads every config in turn (`sweep.row` in a loop: the same
+  serial   one process compiles and reads every config in turn (`rows.row` in a loop: the same
            work a sweep row does, with no worker processes at all)
-  jobs=2   `sweep.run(..., jobs=2)`: two spawned workers
+  jobs=2   `triage.run(..., jobs=2)`: two spawned workers
 Each side is a whole Python process, timed from outside, so both pay the interpreter and the
 imports; the CPU seconds each used, and what other processes on the machine used meanwhile, are
 printed beside it.
@@ -38,7 +38,7 @@ import json, sys, time
 sys.path.insert(0, {root!r})
 start = time.perf_counter()
 from playground.core import registry, targets
-from playground.sweep import sweep
+from playground.sweep import rows, space, triage
 mode = {mode!r}
 if mode == "raw":
     # Triton alone: the JIT's specialisation, then triton.compile, for each config in turn; no figures.
@@ -46,22 +46,22 @@ if mode == "raw":
     from triton.compiler import ASTSource
     from playground.artefact import compiler
     spec, tgt = registry.load({kernel!r}), targets.resolve({target!r})
-    rows = []
-    for cfg in sweep.space(spec):
-        config = sweep.request_for(spec, tgt, cfg).config
+    done = []
+    for cfg in space.space(spec):
+        config = space.request_for(spec, tgt, cfg).config
         signature, constexprs, attrs, options, _ = compiler.specialize(spec, tgt, config)
-        rows.append(triton.compile(ASTSource(spec.kernel, signature, constexprs, attrs), target=tgt.gpu_target(),
+        done.append(triton.compile(ASTSource(spec.kernel, signature, constexprs, attrs), target=tgt.gpu_target(),
                                    options=options.__dict__))
-    compiled = len(rows)
+    compiled = len(done)
 elif mode == "serial":
     spec, tgt = registry.load({kernel!r}), targets.resolve({target!r})
-    rows = [sweep.row(sweep.request_for(spec, tgt, cfg), cfg) for cfg in sweep.space(spec)]
-    compiled = sum(not r["cache_hit"] for r in rows)
+    done = [rows.row(space.request_for(spec, tgt, cfg), cfg) for cfg in space.space(spec)]
+    compiled = sum(not r["cache_hit"] for r in done)
 else:
-    result = sweep.run(registry.load({kernel!r}), [targets.resolve({target!r})], jobs=int(mode))
-    rows, compiled = result.rows, result.compiled
-    assert all(r["status"] == "ok" for r in rows), [r.get("error") for r in rows]
-print(json.dumps({{"inside": time.perf_counter() - start, "rows": len(rows), "compiled": compiled}}))
+    result = triage.run(registry.load({kernel!r}), [targets.resolve({target!r})], jobs=int(mode))
+    done, compiled = result.rows, result.compiled
+    assert all(r["status"] == "ok" for r in done), [r.get("error") for r in done]
+print(json.dumps({{"inside": time.perf_counter() - start, "rows": len(done), "compiled": compiled}}))
 '''
 
 
@@ -140,7 +140,7 @@ def main():
             subprocess.run([PY, "-c", "import triton, click, pygments"], check=True, env=env)
             floors.append(time.perf_counter() - start)
         command, floor = sorted(commands)[2], sorted(floors)[2]
-        print(f"cached  sweep.run {cached['inside']:.2f} s in-process ({cached['wall']:.2f} s with the interpreter); "
+        print(f"cached  triage.run {cached['inside']:.2f} s in-process ({cached['wall']:.2f} s with the interpreter); "
               f"`playground sweep` {command:.2f} s (goal < 1 s) "
               f"{'OK' if max(cached['inside'], command) < 1 else 'MISSED'}")
         print(f"cached  `playground sweep` {command:.2f} s vs imports {floor:.2f} s: ratio {command / floor:.2f}x "

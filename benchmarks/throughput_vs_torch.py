@@ -1,6 +1,6 @@
 """Triton against PyTorch, side by side in one run: one throughput ratio per kernel.
 
-On a CUDA GPU, for each kernel at its default shape and dtype, `bench.run` checks the output, then
+On a CUDA GPU, for each kernel at its default shape and dtype, `throughput.run` checks the output, then
 times the Triton kernel and the spec's PyTorch baseline on the same inputs (do_bench, L2 flushed
 before each run), and this prints PyTorch's median time over Triton's (above 1: Triton is faster)
 beside the goal:
@@ -25,15 +25,15 @@ GOALS = {"gemm": 0.8, "relu_matmul": 0.8, "softmax": 1.0, "vector_add": 0.9}
 
 
 def main():
-    from playground.bench import bench
+    from playground.bench import throughput
     from playground.core import registry, targets
     names = [s.name for s in registry.load_all()]
     native = targets.native()
-    why = bench.measurable(native) if native else "no GPU on this machine"
+    why = throughput.measurable(native) if native else "no GPU on this machine"
     if why:
         print(f"modelled: {why}; the Triton/PyTorch ratios need a CUDA GPU")
         for name in names:
-            result = bench.run(name, "sm_90")
+            result = throughput.run(name, "sm_90")
             e = result.points[0].estimate
             print(f"modelled  {name:<16} {e.seconds * 1e6:>10.4g} us  {e.percent_of_peak:5.1f}% of peak "
                   f"{e.bound} on sm_90")
@@ -41,7 +41,7 @@ def main():
     print(f"measured on {native.name}: PyTorch median / Triton median (above 1: Triton is faster)")
     for name in names:
         try:
-            m = bench.run(name).points[0]
+            m = throughput.run(name).points[0]
         except Exception as e:   # one kernel failing should not hide the others' ratios
             print(f"{name:<16} error: {e}")
             continue

@@ -10,7 +10,9 @@ from click.testing import CliRunner
 
 import cli
 from playground.artefact import compiler
-from playground.bench import bench, plot
+from playground.bench import breakdown as bench_breakdown
+from playground.bench import measured, plot, throughput, timing
+from playground.bench import text as bench_text
 from playground.core import registry, targets
 from playground.figures import roofline
 from playground.report import report
@@ -28,22 +30,22 @@ needs_no_gpu = pytest.mark.skipif(HAS_GPU, reason="checks the answer on a machin
 def test_quantiles_interpolate_like_numpy():
     # 1..10: the 20th percentile sits at position 0.2 * 9 = 1.8 between 2 and 3 -> 2.8; the median at 4.5 -> 5.5;
     # the 80th at 7.2 -> 8.2. numpy.quantile's default (linear) gives the same.
-    t = bench.Timing([float(x) for x in (7, 3, 10, 1, 5, 2, 9, 4, 8, 6)])
+    t = timing.Timing([float(x) for x in (7, 3, 10, 1, 5, 2, 9, 4, 8, 6)])
     assert (t.q20_ms, t.median_ms, t.q80_ms) == pytest.approx((2.8, 5.5, 8.2))
     assert t.spread_ms == pytest.approx(5.4) and t.min_ms == 1.0 and t.n == 10
     import numpy as np
-    assert bench.quantile(t.samples_ms, 0.37) == pytest.approx(np.quantile(t.samples_ms, 0.37))
+    assert timing.quantile(t.samples_ms, 0.37) == pytest.approx(np.quantile(t.samples_ms, 0.37))
 
 
 def test_timing_needs_samples():
     with pytest.raises(ValueError):
-        bench.Timing([])
+        timing.Timing([])
 
 
 def test_throughput_units():
     # 2e12 FLOP in 1 ms is 2000 TFLOP/s; 3e9 bytes in 2 ms is 1500 GB/s.
-    assert bench.tflops(2 * 10**12, 1.0) == pytest.approx(2000.0)
-    assert bench.gbs(3 * 10**9, 2.0) == pytest.approx(1500.0)
+    assert timing.tflops(2 * 10**12, 1.0) == pytest.approx(2000.0)
+    assert timing.gbs(3 * 10**9, 2.0) == pytest.approx(1500.0)
 
 
 # ---- guards on fake measurements -----------------------------------------------------------------
@@ -51,13 +53,13 @@ def test_throughput_units():
 def fake(triton_ms, torch_ms=None, empty_ms=(0.004,), *, flops=10**6, nbytes=12 * 10**6, method="do_bench",
          shape=None):
     """A vector-add-like point on an H100-like table: 66.9 TFLOP/s fp32, 3352 GB/s, 50 MiB L2."""
-    m = bench.Measured(kernel="vector_add", target="sm_90", device="Fake H100", shape=shape or {"N": 10**6},
+    m = measured.Measured(kernel="vector_add", target="sm_90", device="Fake H100", shape=shape or {"N": 10**6},
                        dtype="fp32", config="num_warps=4", flops=flops, bytes=nbytes,
-                       triton=bench.Timing(list(triton_ms)), torch=bench.Timing(list(torch_ms)) if torch_ms else None,
-                       empty_launch=bench.Timing(list(empty_ms)) if empty_ms else None, baseline="torch.add",
+                       triton=timing.Timing(list(triton_ms)), torch=timing.Timing(list(torch_ms)) if torch_ms else None,
+                       empty_launch=timing.Timing(list(empty_ms)) if empty_ms else None, baseline="torch.add",
                        peak_tflops=66.9, roof="fp32, no tensor cores", bandwidth_gbs=3352.0, l2_bytes=50 * 2**20,
                        method=method)
-    m.warnings = bench.guards(m)
+    m.warnings = measured.guards(m)
     return m
 
 
@@ -104,13 +106,13 @@ def test_time_near_an_empty_launch_is_flagged():
 # ---- formatting -----------------------------------------------------------------------------------
 
 def sweep_result(points, kind="measured"):
-    return bench.BenchResult(kind=kind, kernel="vector_add", target="sm_90", device="Fake H100", points=points,
+    return throughput.BenchResult(kind=kind, kernel="vector_add", target="sm_90", device="Fake H100", points=points,
                              sweep_dim="N")
 
 
 def test_measured_lines():
     m = fake([0.005, 0.005, 0.006], [0.006] * 3, empty_ms=[0.002] * 3)
-    text = "\n".join(bench.measured_lines(m))
+    text = "\n".join(bench_text.measured_lines(m))
     assert text.startswith("measured    vector_add on Fake H100")
     assert "triton      5 us [5 us - 5.6 us]" in text and "2400 GB/s" in text and "71.6% of peak bandwidth" in text
     assert "speedup     1.20x over PyTorch" in text and "modelled" not in text
@@ -120,14 +122,14 @@ def test_csv_and_json_of_a_measured_sweep():
     points = [fake([t] * 3, [2 * t] * 3, empty_ms=[0.001] * 3, shape={"N": n})
               for n, t in ((1024, 0.01), (2048, 0.02))]
     result = sweep_result(points)
-    lines = bench.to_csv(result).splitlines()
+    lines = bench_text.to_csv(result).splitlines()
     assert lines[0].split(",")[:9] == ["kernel", "target", "device", "kind", "N", "dtype", "triton_us",
                                        "triton_q20_us", "triton_q80_us"]
     assert lines[1].startswith("vector_add,sm_90,Fake H100,measured,1024,fp32,10.0,")
     assert len(lines) == 3
     data = json.loads(report.to_json(result))
     assert data["kind"] == "measured" and [p["speedup"] for p in data["points"]] == [2.0, 2.0]
-    table = bench.table_lines(result)
+    table = bench_text.table_lines(result)
     assert table[0].startswith("measured") and "2.00x" in table[2]
 
 
@@ -140,13 +142,13 @@ def test_csv_and_json_of_a_measured_sweep():
     ("N=781,1024", ("N", [781, 1024])),
 ])
 def test_parse_sweep(text, expected):
-    assert bench.parse_sweep(text, registry.load("softmax")) == expected
+    assert throughput.parse_sweep(text, registry.load("softmax")) == expected
 
 
 def test_bench_and_sweep_read_a_range_alike():
-    from playground.sweep import sweep
-    assert bench.parse_sweep("N=100..800", registry.load("softmax"))[1] == \
-        sweep.parse_ranges("BLOCK_SIZE=100..800")["BLOCK_SIZE"] == [100, 200, 400, 800]
+    from playground.sweep import space
+    assert throughput.parse_sweep("N=100..800", registry.load("softmax"))[1] == \
+        space.parse_ranges("BLOCK_SIZE=100..800")["BLOCK_SIZE"] == [100, 200, 400, 800]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -158,47 +160,47 @@ def test_bench_and_sweep_read_a_range_alike():
 ])
 def test_parse_sweep_errors(text, message):
     with pytest.raises(UserError, match=message):
-        bench.parse_sweep(text, registry.load("softmax"))
+        throughput.parse_sweep(text, registry.load("softmax"))
 
 
 # ---- the modelled path ---------------------------------------------------------------------------
 
 @pytest.fixture
 def no_gpu(monkeypatch):
-    monkeypatch.setattr(bench, "measurable", lambda target: "no GPU on this machine")
+    monkeypatch.setattr(throughput, "measurable", lambda target: "no GPU on this machine")
 
 
 def test_run_models_a_sweep_without_a_gpu(no_gpu):
-    result = bench.run(Request.of("softmax", "sm_90", shape={"M": 1024}), sweep="N=256..1024")
+    result = throughput.run(Request.of("softmax", "sm_90", shape={"M": 1024}), sweep="N=256..1024")
     assert result.kind == "modelled" and result.reason == "no GPU on this machine"
     assert [p.shape["N"] for p in result.points] == [256, 512, 1024]
     assert all(isinstance(p, roofline.Model) and p.kind == "modelled" for p in result.points)
     # bytes = 2 * M * N * 4: doubling N doubles the traffic
     assert [p.estimate.bytes for p in result.points] == [2 * 1024 * n * 4 for n in (256, 512, 1024)]
-    table = bench.table_lines(result)
+    table = bench_text.table_lines(result)
     assert all("measured" not in line for line in table) and "modelled" in table[-1]
-    rows = bench.to_csv(result).splitlines()
+    rows = bench_text.to_csv(result).splitlines()
     assert rows[0].startswith("kernel,target,device,kind,M,N,dtype,time_us") and ",modelled,1024,256," in rows[1]
 
 
 def test_another_target_is_modelled_even_with_a_gpu(monkeypatch):
     monkeypatch.setattr(targets, "native", lambda: targets.TARGETS["sm_80"])
-    assert bench.measurable(targets.resolve("sm_90")) == "--target sm_90 is not this machine's GPU (sm_80)"
+    assert throughput.measurable(targets.resolve("sm_90")) == "--target sm_90 is not this machine's GPU (sm_80)"
 
 
 def test_breakdown_needs_a_gpu(no_gpu):
     with pytest.raises(UserError, match="needs a CUDA device: no GPU on this machine"):
-        bench.breakdown(Request.of("vector_add"))
+        bench_breakdown.breakdown(Request.of("vector_add"))
 
 
 def test_baseline_call_evaluates_the_specs_expression():
     torch = pytest.importorskip("torch")
     x = torch.randn(4, 8)
-    call = bench.baseline_call(registry.load("softmax"), {"x": x}, {"M": 4, "N": 8})
+    call = measured.baseline_call(registry.load("softmax"), {"x": x}, {"M": 4, "N": 8})
     assert torch.allclose(call(), torch.softmax(x, dim=1))
     a, b = torch.randn(3, 5), torch.randn(5, 2)
-    assert torch.allclose(bench.baseline_call(registry.load("gemm"), {"a": a, "b": b})(), a @ b)
-    assert torch.allclose(bench.baseline_call(registry.load("relu_matmul"), {"a": a, "b": b})(), (a @ b).relu())
+    assert torch.allclose(measured.baseline_call(registry.load("gemm"), {"a": a, "b": b})(), a @ b)
+    assert torch.allclose(measured.baseline_call(registry.load("relu_matmul"), {"a": a, "b": b})(), (a @ b).relu())
 
 
 def test_mismatch_uses_the_check_commands_comparison():
@@ -207,10 +209,10 @@ def test_mismatch_uses_the_check_commands_comparison():
     config = compiler.resolve_config(spec, shape={"N": 64})
     x, y = torch.randn(64), torch.randn(64)
     expected = {"out": (x.double() + y.double())}
-    assert bench._mismatch(spec, config, {"out": x + y}, expected) == ""
+    assert measured._mismatch(spec, config, {"out": x + y}, expected) == ""
     wrong = (x + y).clone()
     wrong[7] += 1.0
-    assert "1 of 64 elements differ" in bench._mismatch(spec, config, {"out": wrong}, expected)
+    assert "1 of 64 elements differ" in measured._mismatch(spec, config, {"out": wrong}, expected)
 
 
 # ---- the plot -------------------------------------------------------------------------------------
@@ -235,7 +237,7 @@ def test_plot_of_a_measured_sweep_has_triton_and_pytorch(tmp_path):
 
 
 def test_plot_of_a_modelled_sweep(tmp_path, no_gpu):
-    result = bench.run(Request.of("softmax", "sm_90", shape={"M": 256}), sweep="N=256..512")
+    result = throughput.run(Request.of("softmax", "sm_90", shape={"M": 256}), sweep="N=256..512")
     path = tmp_path / "model.png"
     labels = plot.save(result, str(path))
     assert labels == ["Triton kernel (modelled, wave-quantised)", "roofline bound (modelled)"]
@@ -325,7 +327,7 @@ def test_cli_inspect_unknown_kernel_exits_2():
 @gpu
 @needs_gpu
 def test_measured_vector_add_on_the_gpu():
-    result = bench.run(Request.of("vector_add", shape={"N": 1 << 24}))
+    result = throughput.run(Request.of("vector_add", shape={"N": 1 << 24}))
     m = result.points[0]
     assert result.kind == "measured" and m.kind == "measured"
     assert m.triton.n > 1 and m.torch is not None and m.empty_launch is not None
@@ -336,7 +338,7 @@ def test_measured_vector_add_on_the_gpu():
 @gpu
 @needs_gpu
 def test_breakdown_on_the_gpu():
-    b = bench.breakdown(Request.of("vector_add", shape={"N": 1 << 20}), reps=5)
+    b = bench_breakdown.breakdown(Request.of("vector_add", shape={"N": 1 << 20}), reps=5)
     assert [r[0] for r in b.rows] == ["host-to-device copy", "launch overhead", "kernel", "device-to-host copy",
                                       "synchronisation"]
     assert all(t.median_ms > 0 for _, t, _ in b.rows) and b.total.median_ms > 0
@@ -348,9 +350,9 @@ def test_baseline_that_computes_something_else_is_caught():
     config = compiler.resolve_config(spec, shape={"N": 64})
     x, y = torch.randn(64), torch.randn(64)
     expected = {"out": x.double() + y.double()}
-    assert bench._baseline_mismatch(spec, config, torch.add(x, y), expected) == ""
-    assert "elements differ" in bench._baseline_mismatch(spec, config, x - y, expected)
-    assert bench._baseline_mismatch(spec, config, x[:32], expected) == "out has shape (32,), the kernel's has (64,)"
+    assert measured._baseline_mismatch(spec, config, torch.add(x, y), expected) == ""
+    assert "elements differ" in measured._baseline_mismatch(spec, config, x - y, expected)
+    assert measured._baseline_mismatch(spec, config, x[:32], expected) == "out has shape (32,), the kernel's has (64,)"
 
 
 def test_baseline_scope_has_sizes_and_meta():
@@ -358,18 +360,19 @@ def test_baseline_scope_has_sizes_and_meta():
     spec = registry.load("softmax")
     spec_copy = type(spec)(**{**spec.__dict__, "torch_baseline": "torch.softmax(x, dim=1) * N * BLOCK_SIZE"})
     x = torch.randn(2, 8)
-    got = bench.baseline_call(spec_copy, {"x": x}, {"N": 8, "BLOCK_SIZE": 2})()
+    got = measured.baseline_call(spec_copy, {"x": x}, {"N": 8, "BLOCK_SIZE": 2})()
     assert torch.allclose(got, torch.softmax(x, dim=1) * 16)
     bad = type(spec)(**{**spec.__dict__, "torch_baseline": "torch.softmax(x, dim=1"})
     with pytest.raises(UserError, match="not a PyTorch expression"):
-        bench.baseline_call(bad, {"x": x})
+        measured.baseline_call(bad, {"x": x})
 
 
 MEASURE_WIRING = r'''
 import functools, json, sys
 import torch, triton.testing
 from playground.artefact import compiler
-from playground.bench import bench
+from playground.bench import breakdown as bench_breakdown
+from playground.bench import measured, throughput
 from playground.core import devices, registry, targets
 from playground.figures import roofline
 from playground.report import report
@@ -391,10 +394,10 @@ def fake_bench(fn, return_mode="all", **_):
 
 triton.testing.do_bench = fake_bench
 torch.cuda.synchronize = lambda: None
-bench._prepare = functools.partial(bench._prepare, device="cpu")
-bench._empty_launch = lambda: (lambda: None)
+measured._prepare = functools.partial(measured._prepare, device="cpu")
+measured._empty_launch = lambda: (lambda: None)
 roofline.matrix_precision = lambda c: None
-bench.local_device = lambda t: devices.get("sm_90")
+measured.local_device = lambda t: devices.get("sm_90")
 
 
 class FakeEvent:                     # CUDA events on the CPU: 1 ms between any two
@@ -412,25 +415,25 @@ torch.cuda.Event = FakeEvent
 torch.cuda._sleep = lambda cycles: None
 torch.cuda.get_device_name = lambda *a: "Fake GPU"
 
-measured = []
+kept = []
 for ref in sys.argv[1:]:
     calls.clear()
     spec = registry.load(ref)
     # resolve_config reads the JIT's parameters, which an interpreted kernel lacks: the config by hand
     config = compiler.Config(meta=dict(spec.meta), num_warps=4, num_stages=3, shape={"N": 1000}, dtype="fp32")
     try:
-        m = bench.measure(Uncompiled(spec, targets.resolve("sm_90"), config))
+        m = measured.measure(Uncompiled(spec, targets.resolve("sm_90"), config))
     except KernelFailure as e:
         print(json.dumps({"failure": str(e)}))
     else:
-        measured.append(m)
+        kept.append(m)
         print(json.dumps({"triton": m.triton.median_ms, "torch": m.torch.median_ms, "speedup": m.speedup,
                           "checked": m.checked, "warnings": m.warnings, "bytes": m.bytes}))
-b = bench._breakdown(registry.load("vector_add"), config, reps=2)
+b = bench_breakdown._breakdown(registry.load("vector_add"), config, reps=2)
 print(json.dumps({"rows": [[c, t.n, t.median_ms] for c, t, _ in b.rows], "total": b.total.n,
-                  "lines": bench.breakdown_lines(b)}))
+                  "lines": bench_breakdown.breakdown_lines(b)}))
 # what `bench --json` prints for each, as a GPU would print it: checked against the schema
-result = bench.BenchResult(kind="measured", kernel="vector_add", target="sm_90", device="Fake GPU", points=measured)
+result = throughput.BenchResult(kind="measured", kernel="vector_add", target="sm_90", device="Fake GPU", points=kept)
 print(report.to_json(result).replace("\n", " "))
 print(report.to_json(b).replace("\n", " "))
 '''
@@ -438,7 +441,7 @@ print(report.to_json(b).replace("\n", " "))
 
 @pytest.fixture(scope="module")
 def measured_in_interpreter(tmp_path_factory):
-    """bench.measure on vector_add and on a copy that subtracts, in one interpreter process."""
+    """measured.measure on vector_add and on a copy that subtracts, in one interpreter process."""
     pytest.importorskip("torch")
     import os
     import subprocess
@@ -465,7 +468,7 @@ def test_measured_json_matches_the_bench_schema(measured_in_interpreter):
     validator = jsonschema.Draft202012Validator(report.schema("bench"))
     validator.validate(measured)
     validator.validate(breakdown)
-    modelled_point = json.loads(report.to_json(bench.run(Request.of("softmax", "sm_90"))))["points"][0]
+    modelled_point = json.loads(report.to_json(throughput.run(Request.of("softmax", "sm_90"))))["points"][0]
     with pytest.raises(jsonschema.ValidationError):   # a modelled point does not pass as a measured one
         validator.validate({**measured, "points": [modelled_point]})
 

@@ -12,12 +12,12 @@ torch = pytest.importorskip("torch")   # all of this runs kernels (the compile-o
 
 import cli
 from playground.core import registry
-from playground.run import check, runner, tolerances
+from playground.run import check, runner, tolerances, worker
 from playground.errors import UserError
 from playground.run.tolerances import Tolerance
 
 BROKEN = Path(__file__).parent / "broken_kernels"
-ON_CPU = runner.mode() == runner.INTERPRETER
+ON_CPU = worker.mode() == worker.INTERPRETER
 cpu_only = pytest.mark.skipif(not ON_CPU, reason="checks the interpreter's behaviour; this machine has a GPU")
 
 
@@ -190,15 +190,15 @@ def test_interpreter_mode_is_reported_and_kernels_stay_compilable_here():
     result = check.check_case(registry.load("vector_add"), {"N": 100}, "fp32")
     assert result.status == "pass" and result.mode == "interpreter (CPU)"
     # This process imported triton normally: its kernels are still JIT functions, ready to compile.
-    assert type(registry.load("vector_add").kernel).__name__ == "JITFunction" or runner.interpreting_here()
+    assert type(registry.load("vector_add").kernel).__name__ == "JITFunction" or worker.interpreting_here()
 
 
 @cpu_only
-@pytest.mark.skipif(runner.interpreting_here(), reason="would crash this very process")
+@pytest.mark.skipif(worker.interpreting_here(), reason="would crash this very process")
 def test_a_dying_worker_is_reported_and_replaced():
-    with pytest.raises(runner.WorkerDied, match=r"died \(signal SIGSEGV\): the kernel likely read or wrote memory"):
+    with pytest.raises(worker.WorkerDied, match=r"died \(signal SIGSEGV\): the kernel likely read or wrote memory"):
         import ctypes
-        runner.call(ctypes.string_at, runner.INTERPRETER, ptr=0)
+        worker.call(ctypes.string_at, worker.INTERPRETER, ptr=0)
     assert check.check_case(registry.load("vector_add"), {"N": 10}, "fp32").status == "pass"
 
 
@@ -302,7 +302,7 @@ def test_an_error_in_the_worker_carries_its_traceback():
     from playground.errors import KernelFailure
     with pytest.raises(KernelFailure, match=r"^JSONDecodeError: ") as info:
         import json
-        runner.call(json.loads, runner.INTERPRETER, s="{")
+        worker.call(json.loads, worker.INTERPRETER, s="{")
     assert "json/decoder.py" in str(info.value.__cause__)
 
 

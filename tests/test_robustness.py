@@ -18,7 +18,8 @@ from playground.artefact import compiler, disasm, sourcemap
 from playground.core import registry, targets
 from playground.report import render
 from playground.run import check
-from playground.sweep import sweep
+from playground.sweep import text as sweep_text
+from playground.sweep import triage
 from playground.errors import UserError
 from playground.core.request import Request
 
@@ -230,17 +231,17 @@ def test_the_same_key_twice_with_the_same_value_is_fine():
 # ---- sweep's outcome ---------------------------------------------------------------------------
 
 def test_a_sweep_whose_every_config_is_invalid_exits_2_and_counts_it_as_failed():
-    result = sweep.run(registry.load("gemm"), [targets.resolve("sm_90")], {"num_warps": [3]}, jobs=1)
+    result = triage.run(registry.load("gemm"), [targets.resolve("sm_90")], {"num_warps": [3]}, jobs=1)
     assert (result.cached, result.compiled, result.failed, result.rejected) == (0, 0, 1, 1)
     assert result.exit_code == 2
-    assert "0 from the cache, 0 compiled, 1 failed (1 rejected before compiling)" in sweep.format_text(result)
+    assert "0 from the cache, 0 compiled, 1 failed (1 rejected before compiling)" in sweep_text.format_text(result)
     code, out, err = cli("sweep", "gemm", "-m", "num_warps=3")
     assert code == 2 and err.strip() == "error: every config is invalid; the table says why for each"
 
 
 def test_a_sweep_whose_every_config_fails_to_compile_exits_1(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
-    result = sweep.run(registry.load(str(DATA / "crashy_kernel.py")), [targets.resolve("sm_90")], {"TILE": [64]}, jobs=1)
+    result = triage.run(registry.load(str(DATA / "crashy_kernel.py")), [targets.resolve("sm_90")], {"TILE": [64]}, jobs=1)
     assert (result.compiled, result.failed, result.rejected, result.exit_code) == (0, 1, 0, 1)
 
 
@@ -331,11 +332,11 @@ def test_a_step_past_its_time_limit_raises_and_its_error_passes_through():
 
 def test_a_sweep_row_carries_its_tile_warning_and_the_shape_warning_comes_once(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
-    result = sweep.run(registry.load("vector_add"), [targets.resolve("sm_90")], {"BLOCK_SIZE": [65536, 1024]}, shape={"N": 10 ** 12}, jobs=2)
+    result = triage.run(registry.load("vector_add"), [targets.resolve("sm_90")], {"BLOCK_SIZE": [65536, 1024]}, shape={"N": 10 ** 12}, jobs=2)
     huge, plain = result.rows
     (warning,) = huge["warnings"]
     # 65536 pointers, or 64-bit offsets (n_elements is an i64 at this size), 8 bytes each over 128 threads.
     assert re.match(r"the tile tensor<65536x(!tt\.ptr<f32>|i64)> needs 4,096 bytes of registers per thread", warning)
     assert plain["warnings"] == []
-    assert f"WARNING: {warning}" in sweep.format_text(result)
+    assert f"WARNING: {warning}" in sweep_text.format_text(result)
     assert result.warnings == [compiler.shape_warnings(registry.load("vector_add"), {"N": 10 ** 12}, "fp32")[0]]

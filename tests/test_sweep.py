@@ -8,7 +8,8 @@ from click.testing import CliRunner
 
 from cli import main
 from playground.core import registry, targets
-from playground.sweep import sweep
+from playground.sweep import pool, rows, space, triage
+from playground.sweep import text as sweep_text
 from playground.errors import UserError
 from playground.core.request import Request
 
@@ -28,7 +29,7 @@ def cold_cache(tmp_path_factory):
 def first(cold_cache):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("TRITON_CACHE_DIR", str(cold_cache))
-        return sweep.run(registry.load("gemm"), [targets.resolve("sm_80")], SPACE, jobs=2)
+        return triage.run(registry.load("gemm"), [targets.resolve("sm_80")], SPACE, jobs=2)
 
 
 @pytest.fixture
@@ -38,7 +39,7 @@ def in_cold_cache(cold_cache, monkeypatch):
 
 def single(kernel, target, config, shape=None):
     spec = registry.load(kernel)
-    meta, warps, stages = sweep.split(config)
+    meta, warps, stages = space.split(config)
     return Request.of(spec, target, meta, warps, stages, shape).compile()
 
 
@@ -67,7 +68,7 @@ def test_one_row_per_config_with_the_figures_of_a_single_compile(first, in_cold_
 
 
 def test_a_rerun_is_served_from_the_cache_without_workers(first, in_cold_cache):
-    again = sweep.run(registry.load("gemm"), [targets.resolve("sm_80")], SPACE, jobs=2)
+    again = triage.run(registry.load("gemm"), [targets.resolve("sm_80")], SPACE, jobs=2)
     assert again.compiled == 0 and again.workers == 0
     assert all(r["cache_hit"] for r in again.rows)
     volatile = ("cache_hit", "compile_seconds")
@@ -81,7 +82,7 @@ def test_concurrent_compiles_of_one_config_share_the_cache(tmp_path, monkeypatch
     request = Request.of("vector_add", "sm_90", {"BLOCK_SIZE": 256}, shape={"N": 4096})
     task = {"request": request.ref(), "config": {"BLOCK_SIZE": 256}, "num_sms": None}
     results = {}
-    sweep._in_workers([dict(task, index=0), dict(task, index=1)], 2, lambda t, r: results.__setitem__(t["index"], r))
+    pool.in_workers([dict(task, index=0), dict(task, index=1)], 2, lambda t, r: results.__setitem__(t["index"], r))
     assert results[0]["status"] == results[1]["status"] == "ok"
     assert results[0]["hash"] == results[1]["hash"]
     # Nothing half-written is left, and the entry loads whole in a third process (this one).
@@ -93,7 +94,7 @@ def test_concurrent_compiles_of_one_config_share_the_cache(tmp_path, monkeypatch
 
 def test_a_compiler_crash_fails_only_its_config(tmp_path, monkeypatch):
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
-    result = sweep.run(registry.load(CRASHY), [targets.resolve("sm_90")], jobs=2)
+    result = triage.run(registry.load(CRASHY), [targets.resolve("sm_90")], jobs=2)
     by_tile = {r["config"]["TILE"]: r for r in result.rows}
     assert list(by_tile) == [32, 48, 64, 128]
     assert by_tile[32]["status"] == by_tile[128]["status"] == "ok"
@@ -111,7 +112,7 @@ def test_a_hanging_compile_is_stopped_and_the_sweep_goes_on(tmp_path, monkeypatc
     # compile (about a second alone) room on a loaded 2-core machine.
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
     start = time.monotonic()
-    result = sweep.run(registry.load(CRASHY), [targets.resolve("sm_90")], {"TILE": [16, 32, 128], "num_stages": [1]}, jobs=jobs, timeout=15)
+    result = triage.run(registry.load(CRASHY), [targets.resolve("sm_90")], {"TILE": [16, 32, 128], "num_stages": [1]}, jobs=jobs, timeout=15)
     by_tile = {r["config"]["TILE"]: r for r in result.rows}
     assert by_tile[16]["status"] == "failed" and "still compiling after 15 s" in by_tile[16]["error"]
     assert by_tile[32]["status"] == by_tile[128]["status"] == "ok"
@@ -120,11 +121,11 @@ def test_a_hanging_compile_is_stopped_and_the_sweep_goes_on(tmp_path, monkeypatc
 
 def test_a_timeout_must_be_positive():
     with pytest.raises(UserError, match="--timeout 0"):
-        sweep.run(registry.load("gemm"), [targets.resolve("sm_90")], jobs=1, timeout=0)
+        triage.run(registry.load("gemm"), [targets.resolve("sm_90")], jobs=1, timeout=0)
 
 
 def test_an_invalid_config_fails_alone_without_a_worker():
-    result = sweep.run(registry.load("gemm"), [targets.resolve("sm_90")], {"BLOCK_SIZE_M": [48, 128]}, jobs=1)
+    result = triage.run(registry.load("gemm"), [targets.resolve("sm_90")], {"BLOCK_SIZE_M": [48, 128]}, jobs=1)
     bad, good = result.rows
     assert bad["status"] == "failed" and "needs a power of two" in bad["error"]
     assert good["status"] == "ok"
@@ -133,23 +134,23 @@ def test_an_invalid_config_fails_alone_without_a_worker():
 def test_a_config_that_cannot_launch_is_flagged_with_its_reason():
     # 128x256x64 tiles in 5 stages: 4 x (128x64 + 64x256) fp16 in flight, 241 KB of shared
     # memory per block; an H100 block may have at most 227 KB.
-    result = sweep.run(registry.load("gemm"), [targets.resolve("sm_90")], {"BLOCK_SIZE_N": [256], "num_stages": [5, 2]}, jobs=2)
+    result = triage.run(registry.load("gemm"), [targets.resolve("sm_90")], {"BLOCK_SIZE_N": [256], "num_stages": [5, 2]}, jobs=2)
     five, two = result.rows
     assert five["shared_bytes"] > 227 * 1024
     assert five["launchable"] is False and five["active_blocks_per_sm"] == 0
     assert "shared memory" in five["reason"] and "cannot launch" in five["flags"]
     assert five["rank"] is None and five["modelled_seconds"] is None
     assert two["launchable"] is True and two["rank"] == 1
-    text = sweep.format_text(result)
+    text = sweep_text.format_text(result)
     assert "CANNOT LAUNCH: " + five["reason"] in text
 
 
 def test_parse_ranges():
-    assert sweep.parse_ranges(["BLOCK_SIZE_M=64,128", "num_warps=4"]) == {"BLOCK_SIZE_M": [64, 128],
+    assert space.parse_ranges(["BLOCK_SIZE_M=64,128", "num_warps=4"]) == {"BLOCK_SIZE_M": [64, 128],
                                                                           "num_warps": [4]}
-    assert sweep.parse_ranges("BLOCK_SIZE_K=32..128 num_stages=2,3") == {"BLOCK_SIZE_K": [32, 64, 128],
+    assert space.parse_ranges("BLOCK_SIZE_K=32..128 num_stages=2,3") == {"BLOCK_SIZE_K": [32, 64, 128],
                                                                         "num_stages": [2, 3]}
-    assert sweep.parse_ranges(["A=16..16;B=1"]) == {"A": [16], "B": [1]}
+    assert space.parse_ranges(["A=16..16;B=1"]) == {"A": [16], "B": [1]}
 
 
 @pytest.mark.parametrize("text,message", [
@@ -161,17 +162,17 @@ def test_parse_ranges():
 ])
 def test_parse_ranges_errors(text, message):
     with pytest.raises(UserError, match=message):
-        sweep.parse_ranges(text)
+        space.parse_ranges(text)
 
 
 def test_space():
     spec = registry.load("gemm")
-    assert sweep.space(spec) == spec.configs and len(spec.configs) == 16
-    product = sweep.space(spec, {"BLOCK_SIZE_M": [64, 128], "num_warps": [4, 8], "num_stages": [3]})
+    assert space.space(spec) == spec.configs and len(spec.configs) == 16
+    product = space.space(spec, {"BLOCK_SIZE_M": [64, 128], "num_warps": [4, 8], "num_stages": [3]})
     assert len(product) == 4 and {"BLOCK_SIZE_M": 128, "num_warps": 4, "num_stages": 3} in product
-    assert sweep.space(registry.load("tests/data/broken_compile.py")) == [{}]
+    assert space.space(registry.load("tests/data/broken_compile.py")) == [{}]
     with pytest.raises(UserError, match="not a meta-parameter of gemm"):
-        sweep.space(spec, {"BLOCK_M": [64]})
+        space.space(spec, {"BLOCK_M": [64]})
 
 
 def test_rank_by_modelled_time_per_target():
@@ -182,7 +183,7 @@ def test_rank_by_modelled_time_per_target():
             {"target": "a", "status": "failed", "error": "x"},
             {"target": "b", "status": "ok", "launchable": True, "modelled_seconds": 9.0,
              "spill_store_bytes": 4}]
-    sweep.rank(rows)
+    triage.rank(rows)
     assert [r["rank"] for r in rows] == [2, 1, 2, None, None, 1]
     assert [r["flags"] for r in rows] == [[], [], [], ["cannot launch"], ["failed"], ["spills"]]
 
@@ -226,13 +227,13 @@ def test_cli_errors_are_one_line_exit_2(args, message):
 
 def test_a_config_that_spills_is_flagged():
     # One warp holding a whole 8192-wide fp32 row: 256 values per thread, past the 255-register limit.
-    result = sweep.run(registry.load("softmax"), [targets.resolve("sm_80")], {"num_warps": [1, 8]}, shape={"M": 8, "N": 8192}, jobs=2)
+    result = triage.run(registry.load("softmax"), [targets.resolve("sm_80")], {"num_warps": [1, 8]}, shape={"M": 8, "N": 8192}, jobs=2)
     one, eight = result.rows
     c = single("softmax", "sm_80", {"num_warps": 1}, {"M": 8, "N": 8192})
     assert one["spill_store_bytes"] == c.resources.spill_store_bytes > 0
     assert one["spill_load_bytes"] == c.resources.spill_load_bytes > 0
     assert one["flags"] == ["spills"] and eight["flags"] == []
-    assert f"SPILLS {one['spill_store_bytes']} B stored" in sweep.format_text(result)
+    assert f"SPILLS {one['spill_store_bytes']} B stored" in sweep_text.format_text(result)
 
 
 def test_sweep_and_diff_import_no_torch():
@@ -252,9 +253,9 @@ def test_sweep_and_diff_import_no_torch():
 
 def test_a_rerun_reads_each_row_back_and_it_is_the_row_a_fresh_read_gives(first, in_cold_cache, monkeypatch):
     """Rows are kept in the cache; the kept row must be the one reading the binary again gives."""
-    read = sweep.figures
-    monkeypatch.setattr(sweep, "figures", lambda *a, **k: (_ for _ in ()).throw(AssertionError("read again")))
-    again = sweep.run(registry.load("gemm"), [targets.resolve("sm_80")], SPACE, jobs=2)
+    read = rows.figures
+    monkeypatch.setattr(rows, "figures", lambda *a, **k: (_ for _ in ()).throw(AssertionError("read again")))
+    again = triage.run(registry.load("gemm"), [targets.resolve("sm_80")], SPACE, jobs=2)
     for kept in again.rows:
         fresh = read(single("gemm", "sm_80", kept["config"]))
         assert {k: v for k, v in kept.items() if k in fresh and k not in ("cache_hit", "compile_seconds")} == \
@@ -263,10 +264,10 @@ def test_a_rerun_reads_each_row_back_and_it_is_the_row_a_fresh_read_gives(first,
 
 def test_a_kept_row_is_keyed_on_everything_it_depends_on():
     request = Request.of("gemm", "sm_80")
-    base = sweep._figures_key(request, "h", {"BLOCK_SIZE_M": 64}, None)
-    assert base == sweep._figures_key(Request.of("gemm", "sm_80"), "h", {"BLOCK_SIZE_M": 64}, None)
+    base = rows.figures_key(request, "h", {"BLOCK_SIZE_M": 64}, None)
+    assert base == rows.figures_key(Request.of("gemm", "sm_80"), "h", {"BLOCK_SIZE_M": 64}, None)
     other_shape = request.changed(shape={"M": 128})
-    assert len({base, sweep._figures_key(request, "h2", {"BLOCK_SIZE_M": 64}, None),
-                sweep._figures_key(request, "h", {"BLOCK_SIZE_M": 128}, None),
-                sweep._figures_key(other_shape, "h", {"BLOCK_SIZE_M": 64}, None),
-                sweep._figures_key(request, "h", {"BLOCK_SIZE_M": 64}, 114)}) == 5
+    assert len({base, rows.figures_key(request, "h2", {"BLOCK_SIZE_M": 64}, None),
+                rows.figures_key(request, "h", {"BLOCK_SIZE_M": 128}, None),
+                rows.figures_key(other_shape, "h", {"BLOCK_SIZE_M": 64}, None),
+                rows.figures_key(request, "h", {"BLOCK_SIZE_M": 64}, 114)}) == 5

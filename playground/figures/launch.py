@@ -160,7 +160,7 @@ def wave_map(spec: KernelSpec, shape: dict, meta: dict, ctas_per_wave: int, max_
 
 def lines(launch: Launch, compiled=None, show_map: bool = False) -> list[str]:
     """What `playground grid` prints."""
-    from .occupancy import describe
+    from .occupancy_text import describe
     grid = " x ".join(map(str, launch.grid))
     shape = ", ".join(f"{k}={v}" for k, v in launch.shape.items())
     meta = ", ".join(f"{k}={v}" for k, v in launch.meta.items())

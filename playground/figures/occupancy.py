@@ -39,11 +39,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..units import kib, kib_exact, pct
-from ..errors import UserError
 from ..core.spec import cdiv
+from ..errors import UserError
+from ..units import kib, kib_exact, pct
+
 
 LIMITERS = ("warps", "registers", "shared_memory", "blocks")
+
 _NO_LIMIT = 1 << 30      # a resource the block does not use never limits (cuda_occupancy.h uses INT_MAX)
 
 
@@ -90,9 +92,6 @@ class Occupancy:
         out["last_wave_fill"] = None if self.last_wave_fill is None else round(self.last_wave_fill, 6)
         return out
 
-
-# ---------------------------------------------------------------------------------------------
-# The calculator
 
 def compute(device, threads: int, regs: int, smem: int, grid: int | None = None, sgprs: int | None = None) -> Occupancy:
     """Occupancy of one block shape on `device` (a devices.Device).
@@ -145,14 +144,14 @@ def _nvidia(d, threads: int, regs: int, smem: int) -> Occupancy:
     warps = cdiv(threads, d.warp_size)
     reasons = []
     # Registers (cudaOccMaxBlocksPerSMRegsLimit).
-    per_warp = _round_up(regs * d.warp_size, d.reg_alloc_unit)
-    assumed = per_warp * _round_up(warps, d.warp_alloc_granularity)     # the hardware check
+    per_warp = round_up(regs * d.warp_size, d.reg_alloc_unit)
+    assumed = per_warp * round_up(warps, d.warp_alloc_granularity)     # the hardware check
     if regs > d.max_regs_per_thread:
         by_regs = 0
         reasons.append(f"uses {regs} registers per thread; {d.target} allows {d.max_regs_per_thread}")
     elif assumed > d.regs_per_block:
         by_regs = 0
-        counted = _round_up(warps, d.warp_alloc_granularity)
+        counted = round_up(warps, d.warp_alloc_granularity)
         reasons.append(f"needs {assumed} registers per block ({per_warp} per warp x {counted} warps"
                        f"{' (rounded up to a multiple of 4)' if counted != warps else ''}); "
                        f"{d.target} allows {d.regs_per_block}")
@@ -165,7 +164,7 @@ def _nvidia(d, threads: int, regs: int, smem: int) -> Occupancy:
             reasons.append(f"{per_warp} registers per warp leave room for "
                            f"{warps_per_partition * d.warp_alloc_granularity} warps per SM; the block has {warps}")
     # Shared memory (cudaOccMaxBlocksPerSMSmemLimit, with the opt-in limit Triton's launcher sets).
-    allocated = _round_up(smem + d.shared_reserved_per_block, d.shared_alloc_unit)
+    allocated = round_up(smem + d.shared_reserved_per_block, d.shared_alloc_unit)
     if allocated > d.shared_per_block_optin + d.shared_reserved_per_block:
         by_smem = 0
         reasons.append(f"needs {kib(smem)} of shared memory per block; {d.target} allows {kib(d.shared_per_block_optin)} "
@@ -191,7 +190,7 @@ def _amd(d, threads: int, vgprs: int, lds: int, sgprs: int | None) -> Occupancy:
     elif vgprs < d.vgpr_alloc_granule:
         by_vgpr = cap                   # LLVM: less than one granule never limits
     else:
-        by_vgpr = min(cap, d.vgprs_per_simd // _round_up(vgprs, d.vgpr_alloc_granule))
+        by_vgpr = min(cap, d.vgprs_per_simd // round_up(vgprs, d.vgpr_alloc_granule))
     by_sgpr = cap
     if d.sgpr_limits_waves and sgprs is not None:
         by_sgpr = next((w for limit, w in _SGPR_WAVES if sgprs <= limit), 7)
@@ -201,7 +200,7 @@ def _amd(d, threads: int, vgprs: int, lds: int, sgprs: int | None) -> Occupancy:
     if by_regs == 0 and by_vgpr:
         reasons.append(f"{vgprs} VGPRs leave room for {simd_waves} waves per SIMD; a workgroup of {waves} waves "
                        f"needs {cdiv(waves, d.simds_per_cu)}")
-    allocated = _round_up(lds, d.lds_alloc_unit)
+    allocated = round_up(lds, d.lds_alloc_unit)
     if lds > d.lds_per_workgroup:
         by_lds = 0
         reasons.append(f"needs {kib(lds)} of LDS per workgroup; {d.target} allows {kib(d.lds_per_workgroup)} "
@@ -218,12 +217,9 @@ def _amd(d, threads: int, vgprs: int, lds: int, sgprs: int | None) -> Occupancy:
     return occ
 
 
-def _round_up(n: int, unit: int) -> int:
+def round_up(n: int, unit: int) -> int:
     return cdiv(n, unit) * unit if unit else n
 
-
-# ---------------------------------------------------------------------------------------------
-# From a compiled kernel
 
 def of(compiled, num_sms: int | None = None) -> Occupancy:
     """Occupancy of a compiled kernel at its launch configuration, from the artefact's real resources."""
@@ -264,9 +260,6 @@ def _amd_notes(occ: Occupancy, r) -> list[str]:
     return notes
 
 
-# ---------------------------------------------------------------------------------------------
-# What-if: the nearest change that lets one more block in
-
 def hints(occ: Occupancy) -> list[str]:
     """How far registers and shared memory must fall for one more block per SM.
 
@@ -297,12 +290,6 @@ def hints(occ: Occupancy) -> list[str]:
             f"{pct(occ.occupancy)} → {pct(new.occupancy)}"]
 
 
-def per_sm(device, n: int) -> str:
-    """'2 blocks per SM', '1 workgroup per CU'."""
-    sm, block, _ = unit_names(device)
-    return f"{n} {block}{'' if n == 1 else 's'} per {sm}"
-
-
 def _blocks_by(d, occ: Occupancy, regs: int, smem: int, limit: str) -> int:
     v = compute(d, occ.threads, regs, smem, sgprs=occ.sgprs).blocks_by[limit]
     return _NO_LIMIT if v is None else v
@@ -327,61 +314,6 @@ def question(arch: str, threads: int, regs: int, smem: int, grid: int | None = N
     return occ
 
 
-def header_lines(compiled) -> list[str]:
-    try:
-        occ = of(compiled)
-    except UserError as e:
-        return [f"occupancy   not computed: {e}"]
-    return describe(occ)
-
-
-def unit_names(device) -> tuple[str, str, str]:
-    """What an SM, a block and a warp are called on this device."""
-    if device.is_nvidia:
-        return "SM", "block", "warps"
-    return device.sm_unit, "workgroup", "waves"
-
-
-def describe(occ: Occupancy) -> list[str]:
-    """The few lines that say whether it launches, how full an SM gets, and the waves."""
-    d = occ.device_table
-    sm, block, warp = unit_names(d)
-    where = f"on {occ.device} ({occ.num_sms} {sm}s)"
-    if not occ.launchable:
-        lines = [f"occupancy   CANNOT LAUNCH {where}: {occ.reason}"]
-    else:
-        limited = ", ".join(LIMITER_WORDS[d.is_nvidia][k] for k in occ.limiter)
-        plural = "s" if occ.active_blocks_per_sm != 1 else ""
-        per_simd = f", {occ.waves_per_simd} per SIMD" if occ.waves_per_simd is not None else ""
-        lines = [f"occupancy   {occ.active_blocks_per_sm} {block}{plural}/{sm} x {occ.warps_per_block} {warp} = "
-                 f"{occ.active_warps_per_sm} of {occ.max_warps_per_sm} {warp} ({pct(occ.occupancy)}{per_simd}) "
-                 f"{where}; limited by {limited}"]
-    lines += [f"            {n}" for n in occ.notes]
-    if occ.grid is not None and occ.launchable:
-        lines.append("waves       " + waves_phrase(occ.grid, occ.active_blocks_per_sm, occ.num_sms, sm))
-    lines += [f"what-if     {h}" for h in occ.hints]
-    return lines
-
-
-def waves_phrase(ctas: int, blocks_per_sm: int, num_sms: int, sm: str = "SM") -> str:
-    """The one wording of a grid's waves, for every command: CTA slots per wave and the last wave's share.
-
-    `bench` and `sweep` add the roofline's own fill after it (roofline.lines), which for a
-    memory-bound kernel counts SMs rather than slots; both figures are then on one line.
-    """
-    per_wave = blocks_per_sm * num_sms
-    waves = cdiv(ctas, per_wave)
-    last = ctas - (waves - 1) * per_wave
-    return (f"{ctas} CTAs, {per_wave} per wave ({blocks_per_sm} x {num_sms} {sm}s): {waves} "
-            f"wave{'s' if waves != 1 else ''}, last wave {last} of {per_wave} ({pct(last / per_wave)})")
-
-
-LIMITER_WORDS = {True: {"warps": "warps", "registers": "registers", "shared_memory": "shared memory",
-                        "blocks": "the block limit"},
-                 False: {"warps": "wave slots", "registers": "registers", "shared_memory": "LDS",
-                         "blocks": "the workgroup (barrier) limit"}}
-
-
 def summary(compiled) -> dict:
     try:
         return of(compiled).as_dict()
@@ -389,7 +321,6 @@ def summary(compiled) -> dict:
         return {"error": str(e)}
 
 
-# ---------------------------------------------------------------------------------------------
 def parse_count(flag: str, text) -> int | None:
     """A non-negative integer from the command line, or one line saying what is wrong with it."""
     if text is None:
@@ -402,55 +333,13 @@ def parse_count(flag: str, text) -> int | None:
         raise UserError(f"{flag} {text}: must not be negative")
     return value
 
+def per_sm(device, n: int) -> str:
+    """'2 blocks per SM', '1 workgroup per CU'."""
+    sm, block, _ = unit_names(device)
+    return f"{n} {block}{'' if n == 1 else 's'} per {sm}"
 
-def table_lines(occ: Occupancy) -> list[str]:
-    """Each limit: what one block needs, what the SM has, and how many blocks that allows."""
-    d = occ.device_table
-    sm, block, warp = unit_names(d)
-    by = {k: ("no limit" if v is None else str(v)) for k, v in occ.blocks_by.items()}
-    if d.is_nvidia:
-        per_warp = _round_up(occ.registers * d.warp_size, d.reg_alloc_unit)
-        rows = [
-            ("warps", f"{occ.warps_per_block} warps", f"{d.max_warps_per_sm} warps"),
-            ("registers", f"{occ.registers}/thread -> {per_warp}/warp x {occ.warps_per_block}",
-             f"{d.regs_per_sm} ({d.warp_alloc_granularity} x {d.regs_per_sm // d.warp_alloc_granularity})"),
-            ("shared_memory", f"{kib(occ.shared_memory)} + {kib(d.shared_reserved_per_block)} reserved -> "
-                              f"{kib(occ.shared_allocated)}", f"{kib(d.shared_per_sm)}"),
-            ("blocks", f"1 {block}", f"{d.max_blocks_per_sm} {block}s"),
-        ]
-    else:
-        vgprs = _round_up(occ.registers, d.vgpr_alloc_granule) if occ.registers >= d.vgpr_alloc_granule else occ.registers
-        sgprs = f", {occ.sgprs} SGPRs" if occ.sgprs is not None else ""
-        rows = [
-            ("warps", f"{occ.warps_per_block} waves", f"{d.max_waves_per_simd} per SIMD x {d.simds_per_cu}"),
-            ("registers", f"{occ.registers} VGPRs -> {vgprs}{sgprs}",
-             f"{d.vgprs_per_simd} VGPRs/SIMD: {occ.register_waves_per_simd} waves/SIMD"),
-            ("shared_memory", f"{kib(occ.shared_memory)} -> {kib(occ.shared_allocated)}", f"{kib(d.lds_per_cu)}"),
-            ("blocks", f"1 {block} of {occ.warps_per_block} waves",
-             f"{d.max_workgroups_per_cu} {block}s" if occ.warps_per_block > 1 else "wave slots only"),
-        ]
-    from ..report.report import table
-    head = ["limit", f"one {block} needs", f"one {sm} has", f"{block}s/{sm}"]
-    return table(head, [[_ROW_NAMES[d.is_nvidia][k], need, has, by[k]] for k, need, has in rows])
-
-
-_ROW_NAMES = {True: {"warps": "warps", "registers": "registers", "shared_memory": "shared memory", "blocks": "blocks"},
-              False: {"warps": "wave slots", "registers": "registers", "shared_memory": "LDS", "blocks": "barriers"}}
-
-
-def report_lines(occ: Occupancy, compiled=None) -> list[str]:
-    lines = []
-    if compiled is not None:
-        cfg, r = compiled.config, compiled.resources
-        meta = ", ".join(f"{k}={v}" for k, v in cfg.meta.items())
-        lines.append(f"{compiled.spec.name} on {compiled.target.name}: num_warps={cfg.num_warps} ({occ.threads} threads), "
-                     f"num_stages={cfg.num_stages}{', ' + meta if meta else ''}")
-        spills = f"{r.spill_store_bytes} B spill stores, {r.spill_load_bytes} B spill loads" if r.spills else "no spills"
-        lines.append(f"resources   {occ.registers} {'registers per thread' if compiled.target.is_nvidia else 'VGPRs'}; "
-                     f"{kib(r.shared_total)} {'shared memory' if compiled.target.is_nvidia else 'LDS'} per block "
-                     f"({kib(r.static_shared)} static + {kib(r.dynamic_shared)} dynamic); {spills}")
-    else:
-        lines.append(f"{occ.target} ({occ.device}): {occ.threads} threads, {occ.registers} "
-                     f"{'registers' if occ.device_table.is_nvidia else 'VGPRs'}, {kib(occ.shared_memory)} "
-                     f"{'shared memory' if occ.device_table.is_nvidia else 'LDS'} per block")
-    return lines + [""] + table_lines(occ) + [""] + describe(occ)
+def unit_names(device) -> tuple[str, str, str]:
+    """What an SM, a block and a warp are called on this device."""
+    if device.is_nvidia:
+        return "SM", "block", "warps"
+    return device.sm_unit, "workgroup", "waves"

@@ -233,7 +233,7 @@ def lines(m: Model, reason: str = "") -> list[str]:
                      f"memory {_us(e.memory_seconds)})"),
     ]
     if e.waves:
-        from .occupancy import waves_phrase
+        from .occupancy_text import waves_phrase
         busy = ("bandwidth: a partial wave draws on as many SMs as it has CTAs" if e.bound == "memory"
                 else "compute: a partial wave's empty slots idle")
         rows.append(("waves", f"{waves_phrase(e.ctas, m.active_blocks_per_sm, m.num_sms)}; the model keeps "

@@ -5,7 +5,8 @@ kernel's Request), so it is kept apart and only the `occupancy` command uses it.
 """
 from __future__ import annotations
 
-from .occupancy import LIMITER_WORDS, Occupancy, of, per_sm
+from .occupancy import Occupancy, of, per_sm
+from .occupancy_text import LIMITER_WORDS
 from ..units import kib, pct
 
 

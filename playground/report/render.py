@@ -68,10 +68,10 @@ def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
 def _launch_lines(c: Compiled) -> list[str]:
     """Whether this config can launch on the target, and its occupancy, when that module is present."""
     try:
-        from ..figures import occupancy
+        from ..figures import occupancy_text
     except ImportError:
         return []
-    return occupancy.header_lines(c)
+    return occupancy_text.header_lines(c)
 
 
 def _options_line(c: Compiled) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from . import runner, tolerances
+from . import runner, tolerances, worker
 from ..errors import UserError
 from ..core.spec import KernelSpec
 
@@ -203,18 +203,18 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
     merged_meta = {**layout.get("meta", {}), **(meta or {})}
     # The config a launch of this case uses (spec.constraints checked); the kernel runs through its own JIT.
     config = Request.of(spec, "native", merged_meta, num_warps, num_stages, sizes, dtype).config
-    run_mode = runner.mode(force_interpreter=interpreter)
-    mode_label = runner.describe(run_mode)
+    run_mode = worker.mode(force_interpreter=interpreter)
+    mode_label = worker.describe(run_mode)
     common = dict(kernel=spec.name, case=case, dtype=config.dtype, mode=mode_label, config=config.describe())
     dtypes_used = {spec.tensor_dtype(n, config.dtype) for n in spec.tensors}
-    if run_mode == runner.INTERPRETER and "bf16" in dtypes_used:
+    if run_mode == worker.INTERPRETER and "bf16" in dtypes_used:
         if explicit_dtype:
             raise UserError(BF16_NOTE)
         return CaseResult(**common, status="skip", problems=[BF16_NOTE])
     try:
-        return runner.call(execute, run_mode, time_limit=time_limit, ref=ref(spec),
+        return worker.call(execute, run_mode, time_limit=time_limit, ref=ref(spec),
                            case=case, config=config, seed=seed, run_mode=run_mode, mode_label=mode_label)
-    except runner.WorkerDied as e:
+    except worker.WorkerDied as e:
         return CaseResult(**common, status="error", problems=[str(e)])
 
 
@@ -224,7 +224,7 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
     spec = load(ref)
     _, layout = runner.split_case(case)
     common = dict(kernel=spec.name, case=case, dtype=config.dtype, mode=mode_label, config=config.describe())
-    device = "cuda" if run_mode == runner.CUDA else "cpu"
+    device = "cuda" if run_mode == worker.CUDA else "cpu"
     try:
         run = runner.run(spec, spec.kernel, config.shape, layout, config.dtype, config, seed, device)
     except UserError:
@@ -314,7 +314,7 @@ def run_check(kernel: str | None = None, all_kernels: bool = False, quick: bool 
                                   explicit_dtype=dtype is not None, time_limit=timeout))
         if progress:
             progress(len(results), len(plan), results[-1])
-    mode = results[0].mode if results else runner.describe(runner.mode(interpreter))
+    mode = results[0].mode if results else worker.describe(worker.mode(interpreter))
     return Report(mode=mode, results=results, seed=seed)
 
 

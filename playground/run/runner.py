@@ -1,15 +1,4 @@
-"""Run a kernel for real: natively on a CUDA (or ROCm) GPU, otherwise through Triton's interpreter.
-
-Why the interpreter runs in a worker process: Triton decides "interpret or compile" when
-`@triton.jit` decorates a function, and that holds for triton.language's own helpers too
-(`tl.cdiv`, `tl.sum`, `tl.max` are `@jit` functions decorated when triton is first imported).
-A process that has imported triton normally, as pytest has after the compile tests or the CLI
-after loading a spec, can never switch those over: reloading just the kernel's module is not
-enough. So interpreted runs go to one long-lived child started with TRITON_INTERPRET=1 in its
-environment, where everything is interpreted from the first import. It is started once and
-reused (a whole pytest session pays for one torch import), and a kernel that writes wild memory
-kills the child, not the caller. A process that was itself started with TRITON_INTERPRET=1 runs
-kernels in place.
+"""Run a kernel for real on one case: seeded inputs in guarded buffers, one launch, the fp64 reference.
 
 Every tensor lives inside a larger buffer of sentinels, compared bit for bit after the launch:
 writes past either end or into row padding are found that way. Inputs are surrounded by plain
@@ -20,182 +9,24 @@ guard is seen. Torch is imported only inside the functions that run kernels.
 """
 from __future__ import annotations
 
-import atexit
-import importlib
 import importlib.util
 import inspect
 import math
 import os
-import pickle
-import subprocess
-import sys
 import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core import dtypes
-from ..errors import KernelFailure, UserError
 from ..core.spec import KernelSpec
+from ..errors import UserError
 
-INTERPRETER = "interpreter"
-CUDA = "cuda"
+
 LAYOUT_KEYS = ("transpose", "pad", "meta")   # case keys that are not problem sizes
+
 GUARD = 4096                                  # sentinel elements before and after every tensor
-_PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
-
-# --- where kernels run ------------------------------------------------------------------------
-
-def mode(force_interpreter: bool = False) -> str:
-    """CUDA when a GPU is usable (torch sees one), the interpreter otherwise."""
-    if force_interpreter or interpreting_here():
-        return INTERPRETER
-    from ..core.targets import has_gpu
-    if not has_gpu():            # no device node: decide without importing torch
-        return INTERPRETER
-    import torch
-    return CUDA if torch.cuda.is_available() else INTERPRETER
-
-
-def describe(run_mode: str) -> str:
-    """What the report says about where the kernel ran."""
-    if run_mode == INTERPRETER:
-        return "interpreter (CPU)"
-    import torch
-    api = "ROCm" if getattr(torch.version, "hip", None) else "CUDA"
-    return f"{api} {torch.cuda.get_device_name()}"
-
-
-def interpreting_here() -> bool:
-    """True when this process's triton was imported in interpret mode (its helpers are interpreted)."""
-    if "triton" not in sys.modules:
-        return _env_true(os.environ.get("TRITON_INTERPRET"))
-    import triton.language as tl
-    return type(tl.cdiv).__name__ == "InterpretedFunction"
-
-
-def _env_true(value) -> bool:
-    return str(value).lower() in ("1", "true", "yes", "on")
-
-
-def call(function, where: str, *, time_limit: float | None = None, **kwargs):
-    """Call `function(**kwargs)` where kernels can run in mode `where`: here, or in the worker.
-
-    The function travels to the worker by reference (pickle names its module and name), so it must
-    be a module-level function.
-
-    `time_limit` (seconds) holds for the worker: past it the worker is killed and TimedOutInWorker
-    raised. A kernel running here, on a GPU, cannot be stopped mid-launch, so there it does not apply.
-    """
-    if where == CUDA or interpreting_here():
-        return function(**kwargs)
-    return _worker().call(function, kwargs, time_limit)
-
-
-# --- the interpreter worker -------------------------------------------------------------------
-
-class WorkerDied(KernelFailure):
-    pass
-
-
-class TimedOutInWorker(WorkerDied):
-    pass
-
-
-class _RemoteTraceback(Exception):
-    def __str__(self):
-        return "\n" + self.args[0]
-
-
-class _Worker:
-    """One child process in interpret mode; requests and answers are pickles over its stdin/stdout."""
-
-    def __init__(self):
-        env = dict(os.environ, TRITON_INTERPRET="1")
-        env["PYTHONPATH"] = os.pathsep.join([str(_PROJECT_ROOT)] + [p for p in [env.get("PYTHONPATH")] if p])
-        self.proc = subprocess.Popen([sys.executable, "-c", "from playground.run.runner import serve; serve()"],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def call(self, function, kwargs: dict, time_limit: float | None = None):
-        import select
-        try:
-            pickle.dump((function, kwargs), self.proc.stdin)
-            self.proc.stdin.flush()
-            if time_limit is not None and not select.select([self.proc.stdout], [], [], time_limit)[0]:
-                self.proc.kill()
-                self.proc.wait()
-                raise TimedOutInWorker(f"still running after {time_limit:g} s: stopped (--timeout)")
-            status, payload, remote_tb = pickle.load(self.proc.stdout)
-        except (EOFError, BrokenPipeError, pickle.UnpicklingError):
-            code = self.proc.wait()
-            raise WorkerDied(_death_message(code)) from None
-        if status == "ok":
-            return payload
-        if isinstance(payload, (UserError, KernelFailure)):
-            raise payload
-        # As concurrent.futures does: the worker's traceback, as text, is the cause --debug shows.
-        raise KernelFailure(payload) from _RemoteTraceback(remote_tb)
-
-    def close(self):
-        if self.alive():
-            try:
-                self.proc.stdin.close()
-                self.proc.wait(timeout=5)
-            except Exception:
-                self.proc.kill()
-
-
-def _death_message(code: int) -> str:
-    import signal
-    how = f"signal {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"
-    hint = (": the kernel likely read or wrote memory far outside its tensors"
-            if code < 0 and -code in (signal.SIGSEGV, signal.SIGBUS) else "")
-    return f"the interpreter process died ({how}){hint}"
-
-
-_WORKER: _Worker | None = None
-
-
-def _worker() -> _Worker:
-    global _WORKER
-    if _WORKER is None or not _WORKER.alive():
-        _WORKER = _Worker()
-    return _WORKER
-
-
-@atexit.register
-def _stop_worker():
-    if _WORKER is not None:
-        _WORKER.close()
-
-
-def serve():
-    """The worker's loop: answer (function, kwargs) pickles until stdin closes."""
-    from ..lifecycle import die_with_parent
-    die_with_parent()
-    replies = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)          # anything the kernel prints goes to stderr, not into the pickles
-    requests = sys.stdin.buffer
-    while True:
-        try:
-            function, kwargs = pickle.load(requests)
-        except EOFError:
-            return
-        try:
-            answer = ("ok", function(**kwargs), None)
-        except (UserError, KernelFailure) as e:
-            answer = ("raise", e, traceback.format_exc())
-        except Exception as e:
-            answer = ("raise", f"{type(e).__name__}: {e}", traceback.format_exc())
-        pickle.dump(answer, replies)
-        replies.flush()
-
-
-# --- cases and tensors ------------------------------------------------------------------------
 
 def split_case(case: dict) -> tuple[dict, dict]:
     """A case dict -> (sizes, layout): layout holds "transpose", "pad" and "meta"."""
@@ -343,8 +174,6 @@ def _guarded(name, dims, dtype: str, transposed: bool, pad: int, device: str, se
     return Buffer(name, body, storage, covered, None)
 
 
-# --- one run ----------------------------------------------------------------------------------
-
 @dataclass
 class Run:
     """What one launch produced: the outputs, the fp64 reference, and any writes out of bounds."""
@@ -427,8 +256,6 @@ def _stray_writes(b: Buffer, is_output: bool) -> list[str]:
         problems.append(f"changed {inside} element(s) of its input '{b.name}'")
     return problems
 
-
-# --- crashes ----------------------------------------------------------------------------------
 
 def crash_message(error: BaseException, spec: KernelSpec, config=None) -> str:
     """file:line and message of the innermost error, pointing into the user's code, not Triton's."""

@@ -1,0 +1,108 @@
+"""`bench`'s output as text and CSV: one line per figure for one shape, a table for a sweep."""
+from __future__ import annotations
+
+from .measured import Measured
+from .throughput import BenchResult
+from .timing import gbs, tflops
+
+
+def lines(result: BenchResult) -> list[str]:
+    """One point in detail, or a sweep as a table."""
+    from ..figures import roofline
+    if result.sweep_dim:
+        return table_lines(result)
+    p = result.points[0]
+    if result.kind == "modelled":
+        return roofline.lines(p, result.reason)
+    return measured_lines(p)
+
+
+def measured_lines(m: Measured) -> list[str]:
+    shape = ", ".join(f"{k}={v}" for k, v in m.shape.items())
+    t = m.triton
+    out = [f"measured    {m.kernel} on {m.device} ({m.target}), {shape}, {m.dtype}",
+           f"config      {m.config}",
+           f"method      {m.method}; median of {t.n} runs, 20th-80th percentile in brackets",
+           f"check       {m.checked}",
+           f"triton      {_us(t.median_ms)} [{_us(t.q20_ms)} - {_us(t.q80_ms)}]  {m.tflops:.4g} TFLOP/s  "
+           f"{m.gbs:.4g} GB/s  {m.percent_of_peak:.1f}% of peak {'bandwidth' if m.bound == 'memory' else 'compute'}"]
+    if m.torch:
+        tt = m.torch
+        out.append(f"pytorch     {_us(tt.median_ms)} [{_us(tt.q20_ms)} - {_us(tt.q80_ms)}]  "
+                   f"{tflops(m.flops, tt.median_ms):.4g} TFLOP/s  {gbs(m.bytes, tt.median_ms):.4g} GB/s  "
+                   f"({m.baseline})")
+        out.append(f"speedup     {m.speedup:.2f}x over PyTorch")
+    if m.empty_launch:
+        out.append(f"launch      an empty kernel takes {_us(m.empty_launch.median_ms)}")
+    out.append(f"peaks       {m.peak_tflops:.4g} TFLOP/s ({m.roof}), {m.bandwidth_gbs:.4g} GB/s -> {m.bound}-bound")
+    out += [f"warning     {w}" for w in m.warnings]
+    return out
+
+
+def _us(ms: float) -> str:
+    return f"{ms * 1e3:.4g} us"
+
+
+def columns(result: BenchResult) -> list[str]:
+    dims = list(result.points[0].shape)
+    if result.kind == "modelled":
+        return ["kernel", "target", "device", "kind", *dims, "dtype", "time_us", "tflops", "gbs",
+                "percent_of_peak", "bound", "intensity", "waves", "wave_fill"]
+    return ["kernel", "target", "device", "kind", *dims, "dtype", "triton_us", "triton_q20_us", "triton_q80_us",
+            "tflops", "gbs", "percent_of_peak", "torch_us", "torch_tflops", "torch_gbs", "speedup", "warnings"]
+
+
+def rows(result: BenchResult) -> list[dict]:
+    out = []
+    for p in result.points:
+        row = {"kernel": p.kernel, "target": p.target, "device": p.device, "kind": p.kind, **p.shape,
+               "dtype": p.dtype}
+        if result.kind == "modelled":
+            e = p.estimate
+            row.update(time_us=e.seconds * 1e6, tflops=e.tflops, gbs=e.gbs, percent_of_peak=e.percent_of_peak,
+                       bound=e.bound, intensity=e.intensity, waves=e.waves, wave_fill=e.wave_fill)
+        else:
+            row.update(triton_us=p.triton.median_ms * 1e3, triton_q20_us=p.triton.q20_ms * 1e3,
+                       triton_q80_us=p.triton.q80_ms * 1e3, tflops=p.tflops, gbs=p.gbs,
+                       percent_of_peak=p.percent_of_peak,
+                       torch_us=p.torch.median_ms * 1e3 if p.torch else None,
+                       torch_tflops=tflops(p.flops, p.torch.median_ms) if p.torch else None,
+                       torch_gbs=gbs(p.bytes, p.torch.median_ms) if p.torch else None,
+                       speedup=p.speedup, warnings=" | ".join(p.warnings))
+        out.append(row)
+    return out
+
+
+def table_lines(result: BenchResult) -> list[str]:
+    dim = result.sweep_dim
+    head = (f"{result.kind}    {result.kernel} on {result.target} ({result.device}), sweep over {dim}"
+            + (f"; {result.reason}" if result.reason else ""))
+    from ..report.report import table
+    out = [head]
+    if result.kind == "modelled":
+        body = [[str(r[dim]), f"{r['time_us']:.4g}", f"{r['tflops']:.4g}", f"{r['gbs']:.4g}",
+                 f"{r['percent_of_peak']:.1f}", r["bound"], str(r["waves"] or "-")] for r in rows(result)]
+        out += table([dim, "time (us)", "TFLOP/s", "GB/s", "% peak", "bound", "waves"], body, "r" * 7)
+        from ..figures.roofline import MEASURE_HINT
+        out.append(f"modelled: every row is a roofline with wave quantisation; {MEASURE_HINT}")
+        return out
+    body = []
+    for r in rows(result):
+        torch_us = f"{r['torch_us']:.4g}" if r["torch_us"] is not None else "-"
+        speedup = f"{r['speedup']:.2f}x" if r["speedup"] is not None else "-"
+        body.append([str(r[dim]), f"{r['triton_us']:.4g}", f"{r['triton_q20_us']:.4g}-{r['triton_q80_us']:.4g}",
+                     f"{r['tflops']:.4g}", f"{r['gbs']:.4g}", f"{r['percent_of_peak']:.1f}", torch_us, speedup])
+    out += table([dim, "triton us", "q20-q80 us", "TFLOP/s", "GB/s", "% peak", "torch us", "speedup"], body, "r" * 8)
+    out += [f"warning at {dim}={point.shape.get(dim)}: {w}" for point in result.points for w in point.warnings]
+    return out
+
+
+def to_csv(result: BenchResult) -> str:
+    import csv
+    import io
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=columns(result), lineterminator="\n")
+    writer.writeheader()
+    for r in rows(result):
+        writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
+    return buf.getvalue()

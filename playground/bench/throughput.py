@@ -1,0 +1,113 @@
+"""`bench`: throughput against PyTorch, measured on the local GPU (measured.py) or modelled for the
+target (figures/roofline.py, labelled modelled everywhere), at one shape or over a swept dimension."""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+
+from ..errors import UserError
+from .measured import measure
+
+
+@dataclass
+class BenchResult:
+    kind: str                          # "measured" or "modelled"
+    kernel: str
+    target: str
+    device: str
+    points: list                       # Measured or roofline.Model, one per shape
+    sweep_dim: str | None = None
+    reason: str = ""                   # why modelled (no GPU here, another target named)
+
+    def as_dict(self) -> dict:
+        d = {"kind": self.kind, "kernel": self.kernel, "target": self.target, "device": self.device,
+             "sweep": self.sweep_dim, "reason": self.reason, "points": [p.as_dict() for p in self.points]}
+        if self.kind == "modelled":
+            from ..figures.roofline import MEASURE_HINT
+            d["how_to_measure"] = MEASURE_HINT
+        return d
+
+
+def parse_sweep(text: str, spec) -> tuple[str, list[int]]:
+    """`N=256..32768` -> ("N", [256, 512, ..., 32768]): doubling from LO up to HI, the range grammar
+    `sweep -m` uses too (params.doubling). `N=100,1000,4096` lists the values instead."""
+    from ..core.params import doubling
+    dim, eq, values = text.partition("=")
+    dim = dim.strip()
+    if not eq or not dim or not values.strip():
+        raise UserError(f"--sweep '{text}': expected DIM=LO..HI (doubling from LO) or DIM=A,B,C")
+    if dim not in spec.default_shape:
+        raise UserError(f"--sweep {dim}: {spec.name} has dimensions {', '.join(spec.default_shape)}")
+    if ".." in values:
+        return dim, doubling(values.strip(), f"--sweep {dim}")
+    try:
+        points = [int(v) for v in values.split(",")]
+    except ValueError:
+        raise UserError(f"--sweep '{text}': sizes are positive integers") from None
+    if any(p < 1 for p in points):
+        raise UserError(f"--sweep '{text}': sizes are positive integers")
+    return dim, points
+
+
+def measurable(target) -> str:
+    """Why this target cannot be measured here, or "" when it can."""
+    from ..core import targets
+    native = targets.native()
+    if native is None:
+        return "no GPU on this machine"
+    if native.name != target.name:
+        return f"--target {target.name} is not this machine's GPU ({native.name})"
+    try:
+        import torch
+    except ImportError:
+        return "torch is not installed, and the measured path runs the kernel through it"
+    if not torch.cuda.is_available():
+        return "torch sees no CUDA device"
+    return ""
+
+
+def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: int | None = None,
+        progress: bool = False) -> BenchResult:
+    """Measure a request's kernel against PyTorch on the local GPU, or model it for its target: one
+    shape, or a sweep of one dimension (`N=1024..65536`) over the request's shape."""
+    from ..core import devices
+    spec, tgt = request.spec, request.target
+    dim, values = parse_sweep(sweep, spec) if sweep else (None, [None])
+    reason = measurable(tgt)
+    if num_sms is not None and not reason:
+        reason = "--num-sms describes another GPU"
+    if reason and cuda_graph:
+        reason += " (--cuda-graph applies to measurements only)"
+    device = devices.with_num_sms(devices.get(tgt.name), num_sms) if reason else None
+    points = []
+    with _progress(len(values), progress and len(values) > 1, f"{spec.name} {dim or ''}") as advance:
+        for value in values:
+            point = request.changed(shape={dim: value}) if dim else request
+            if reason:
+                from ..figures import roofline
+                points.append(roofline.model(point.compile(), device))
+            else:
+                points.append(measure(point, cuda_graph=cuda_graph))
+            advance()
+    kind = "modelled" if reason else "measured"
+    name = device.name if device else points[0].device
+    return BenchResult(kind=kind, kernel=spec.name, target=tgt.name, device=name, points=points,
+                       sweep_dim=dim, reason=reason)
+
+
+@contextlib.contextmanager
+def _progress(total: int, enabled: bool, label: str):
+    """A rich progress bar on stderr for sweeps, drawn only on a terminal."""
+    if not enabled:
+        yield lambda: None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    console = Console(stderr=True)
+    if not console.is_terminal:
+        yield lambda: None
+        return
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task(label.strip(), total=total)
+        yield lambda: bar.advance(task)

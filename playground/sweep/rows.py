@@ -1,0 +1,127 @@
+"""One row of a sweep: a single compile of one config and the figures read from it.
+
+The same function serves the parent (cache hits) and the workers. A row reads only what its
+figures need: registers from `cuobjdump -res-usage`, spills from the SASS only when the binary
+has a stack frame, the tensor-core precision from the PTX (figures/roofline.py). Its figures
+are kept in Triton's cache beside the kernel, keyed on everything they depend on, so a rerun
+reads them back.
+"""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from ..errors import KernelFailure, UserError
+
+
+def row(request, config: dict, num_sms: int | None = None) -> dict:
+    """Compile one config's Request and read its figures. Raises on failure.
+
+    `config` is the row's label (the swept names and values). The figures are kept in Triton's
+    cache beside the kernel (`stored_figures`), so a rerun of the sweep reads each row back
+    instead of reading the binary again.
+    """
+    warned: list[str] = []
+    c = request.compile(warn=warned.append)
+    result = figures(c, num_sms) | {"warnings": warned}
+    _store_figures(figures_key(request, c.hash, config, num_sms), result)
+    return result
+
+
+FIGURES_FILE = "playground-sweep-row.json"
+
+
+def figures_key(request, kernel_hash: str, config: dict, num_sms) -> str:
+    """Everything a row's figures depend on: the binary, the config and problem, the GPU's SM count,
+    the spec's file (grid, FLOP and byte counts) and the playground code that reads the binary."""
+    import hashlib
+    cfg = request.config
+    parts = ["sweep-row", kernel_hash, repr(sorted(config.items())), repr(sorted(cfg.shape.items())), cfg.dtype,
+             repr(num_sms), _digest_file(request.spec.source_path), _code_fingerprint()]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def _digest_file(path: str) -> str:
+    import hashlib
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return "no file"
+
+
+@functools.lru_cache(maxsize=1)
+def _code_fingerprint() -> str:
+    """The playground library's own source: changing how a figure is read invalidates every kept row."""
+    import hashlib
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).resolve().parents[1].rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def stored_figures(key: str) -> dict | None:
+    import json
+
+    from triton.runtime.cache import get_cache_manager
+    path = get_cache_manager(key).get_file(FIGURES_FILE)
+    if path is None:
+        return None
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def _store_figures(key: str, result: dict) -> None:
+    import json
+
+    from triton.runtime.cache import get_cache_manager
+    get_cache_manager(key).put(json.dumps(result), FIGURES_FILE, binary=False)
+
+
+def figures(c, num_sms: int | None = None) -> dict:
+    r = c.resources
+    out = {"status": "ok", "error": None, "registers": r.registers,
+           "spill_store_bytes": r.spill_store_bytes, "spill_load_bytes": r.spill_load_bytes,
+           "shared_bytes": r.shared_total, "num_warps": c.config.num_warps, "num_stages": c.config.num_stages,
+           "meta": dict(c.config.meta), "hash": c.hash, "cache_hit": c.cache_hit,
+           "compile_seconds": round(c.compile_seconds, 4)}
+    out |= _occupancy(c, num_sms)
+    # A kernel that cannot launch has no running time to model.
+    out |= _model(c, num_sms) if out["launchable"] is not False else {"modelled_seconds": None, "bound": None}
+    return out
+
+
+def _occupancy(c, num_sms) -> dict:
+    from ..figures import occupancy
+    try:
+        o = occupancy.of(c, num_sms=num_sms)
+    except UserError as e:   # a GPU with no device table (an unlisted native one): figures stay, occupancy unknown
+        return {"active_blocks_per_sm": None, "occupancy": None, "limiter": [], "launchable": None,
+                "reason": str(e)}
+    return {"active_blocks_per_sm": o.active_blocks_per_sm, "occupancy": o.occupancy,
+            "limiter": list(o.limiter), "launchable": o.launchable, "reason": o.reason or None,
+            "grid": o.grid, "waves": o.waves, "last_wave_ctas": o.last_wave_ctas}
+
+
+def _model(c, num_sms) -> dict:
+    """The roofline's time at the sweep's shape (wave quantisation included), or None when not modelled."""
+    from ..core import devices
+    from ..figures import roofline
+    if c.spec.flops is None or c.spec.bytes is None:
+        return {"modelled_seconds": None, "bound": None}     # the spec gives nothing to model
+    try:
+        device = devices.with_num_sms(devices.get(c.target.name), num_sms)
+    except UserError:
+        return {"modelled_seconds": None, "bound": None}     # no device table: nothing to model against
+    m = roofline.model(c, device)
+    return {"modelled_seconds": m.estimate.seconds, "bound": m.estimate.bound}
+
+
+def failure(error: str) -> dict:
+    return {"status": "failed", "error": error}
+
+
+def one_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return text if isinstance(e, (UserError, KernelFailure)) and text else f"{type(e).__name__}: {text}"

@@ -1,0 +1,68 @@
+"""The space a sweep compiles: `-m NAME=V1,V2` ranges (A..B doubles), their product over the spec's
+defaults or the spec's own configs, and the Request each config compiles."""
+from __future__ import annotations
+
+import itertools
+
+from ..errors import UserError
+
+
+LAUNCH_KEYS = ("num_warps", "num_stages")
+
+
+def parse_ranges(items: list[str] | tuple[str, ...] | str | None) -> dict[str, list]:
+    """`["BLOCK_SIZE_M=64,128", "num_warps=4,8"]` -> {name: [values]}.
+
+    Each item is NAME=V1,V2,... ; several may share one string, separated by spaces or ';'.
+    `A..B` doubles from A up to B (params.doubling): `BLOCK_SIZE_K=32..128` is 32, 64, 128.
+    """
+    from ..core import params
+    if isinstance(items, str):
+        items = [items]
+    ranges: dict[str, list] = {}
+    for item in items or ():
+        for part in item.replace(";", " ").split():
+            name, eq, values = part.partition("=")
+            if not eq or not name or not values.strip(","):
+                raise UserError(f"--meta '{part}': expected NAME=V1,V2,..., as in --meta BLOCK_SIZE_M=64,128")
+            listed = []
+            for value in filter(None, values.split(",")):
+                if ".." in value:
+                    listed += params.doubling(value, f"--meta {name}")
+                else:
+                    listed.append(params.parse_assignments(f"{name}={value}", "--meta")[name])
+            if name in ranges and ranges[name] != listed:
+                raise UserError(f"--meta {name}: given twice, as {ranges[name]} and {listed}; say it once")
+            ranges[name] = listed
+    return ranges
+
+
+def space(spec, ranges: dict[str, list] | None = None) -> list[dict]:
+    """The configs to compile: the product of `ranges` over the spec's defaults, else spec.configs.
+
+    A kernel with neither gets its one default config.
+    """
+    if ranges:
+        known = [p.name for p in spec.kernel.params if p.is_constexpr]
+        for name in ranges:
+            if name not in known and name not in LAUNCH_KEYS:
+                raise UserError(f"--meta {name}: not a meta-parameter of {spec.name} ({', '.join(known)}) "
+                                f"nor num_warps / num_stages")
+        names = list(ranges)
+        return [dict(zip(names, values)) for values in itertools.product(*ranges.values())]
+    if spec.configs:
+        return [dict(c) for c in spec.configs]
+    return [{}]
+
+
+def split(config: dict) -> tuple[dict, int | None, int | None]:
+    """A config dict -> (meta, num_warps, num_stages)."""
+    meta = {k: v for k, v in config.items() if k not in LAUNCH_KEYS}
+    return meta, config.get("num_warps"), config.get("num_stages")
+
+
+def request_for(spec, target, config: dict, shape: dict | None = None, dtype: str | None = None):
+    """The Request one config of the space compiles (UserError for a config that is not valid input)."""
+    from ..core.request import Request
+    meta, warps, stages = split(config)
+    return Request.of(spec, target, meta or None, warps, stages, shape or None, dtype)

@@ -1,0 +1,121 @@
+"""A sweep as text (one table per target) and as CSV."""
+from __future__ import annotations
+
+import csv
+import io
+
+from ..report.report import table
+from .space import LAUNCH_KEYS
+from .triage import Sweep
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def varying(configs: list[dict]) -> list[str]:
+    """The config keys that differ between configs (constant ones go in the title)."""
+    keys = list(dict.fromkeys(k for c in configs for k in c))
+    return [k for k in keys if len({repr(c.get(k)) for c in configs}) > 1] or keys
+
+
+def _short(name: str) -> str:
+    """BLOCK_SIZE_M -> BM, GROUP_SIZE_M -> GM, num_warps -> warps: table headers, not identifiers."""
+    if name in LAUNCH_KEYS:
+        return name.split("_")[1]
+    parts = name.split("_")
+    if len(parts) > 1 and parts[-1] and len(parts[-1]) <= 2:
+        return parts[0][0] + parts[-1]
+    return name
+
+
+def _fixed(s: Sweep, target: str) -> dict:
+    """What every compiled config of this target shares and the table does not show (defaults included)."""
+    shown = set(varying(s.configs))
+    resolved = [{**r["meta"], "num_warps": r["num_warps"], "num_stages": r["num_stages"]}
+                for r in s.by_target(target) if r["status"] == "ok"]
+    if not resolved:
+        return {}
+    return {k: v for k, v in resolved[0].items()
+            if k not in shown and all(other.get(k) == v for other in resolved)}
+
+
+def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
+    from ..units import pct
+    from ..units import kib
+    keys = varying(s.configs)
+    head = [_short(k) for k in keys] + ["regs", "spills", "smem", "blocks/SM", "occupancy", "limiter",
+                                        "modelled", "rank", "notes"]
+    body = []
+    for r in s.by_target(target):
+        cells = [str(r["config"].get(k, "")) for k in keys]
+        if r["status"] != "ok":
+            body.append(cells + ["-"] * 8 + [f"FAILED: {r['error']}"])
+            continue
+        spill = r["spill_store_bytes"] + r["spill_load_bytes"]
+        occ = r.get("occupancy")
+        notes = []
+        if r.get("launchable") is False:
+            notes.append(f"CANNOT LAUNCH: {r.get('reason')}")
+        if spill:
+            notes.append(f"SPILLS {r['spill_store_bytes']} B stored, {r['spill_load_bytes']} B loaded")
+        notes += [f"WARNING: {w}" for w in r.get("warnings") or []]
+        body.append(cells + [
+            str(r["registers"]), kib(spill) if spill else "0", kib(r["shared_bytes"]),
+            "-" if r.get("active_blocks_per_sm") is None else str(r["active_blocks_per_sm"]),
+            "-" if occ is None else pct(occ),
+            ",".join(r.get("limiter") or []) or "-",
+            _time(r.get("modelled_seconds")),
+            "-" if r.get("rank") is None else str(r["rank"]),
+            "; ".join(notes)])
+    return head, body
+
+
+def _time(seconds) -> str:
+    if seconds is None:
+        return "-"
+    return f"{seconds * 1e6:.1f} us" if seconds < 1e-3 else f"{seconds * 1e3:.3f} ms"
+
+
+def format_text(s: Sweep) -> str:
+    shape = ", ".join(f"{k}={v}" for k, v in s.shape.items())
+    out = []
+    for target in s.targets:
+        fixed = _fixed(s, target)
+        out.append(f"{s.kernel} on {target}: {len(s.configs)} configs, shape {shape}, dtype {s.dtype}"
+                   + (f"; all with {', '.join(f'{k}={v}' for k, v in fixed.items())}" if fixed else ""))
+        head, body = table_rows(s, target)
+        out += table(list(head), [list(b) for b in body], "r" * (len(head) - 1))   # the flags column reads left
+        out.append("")
+    rows = s.rows
+    blocked = sum("cannot launch" in r["flags"] for r in rows)
+    spills = sum("spills" in r["flags"] for r in rows)
+    workers = f" in {s.workers} worker process{'es' if s.workers != 1 else ''}" if s.workers else ""
+    failed = f"{s.failed} failed" + (f" ({s.rejected} rejected before compiling)" if s.rejected else "")
+    out.append(f"{len(rows)} compiles ({_count(len(s.configs), 'config')} x {_count(len(s.targets), 'target')}): {s.cached} from the "
+               f"cache, {s.compiled} compiled{workers}, {failed}; {blocked} cannot launch, {spills} spill; "
+               f"{s.seconds:.1f} s")
+    if any(r.get("modelled_seconds") is not None for r in rows):
+        out.append("modelled: a roofline estimate from the device table, not a measurement (`playground bench` "
+                   "on a GPU measures); rank: by modelled time among the configs that compile and launch, "
+                   "equal times sharing a rank")
+    return "\n".join(out) + "\n"
+
+
+CSV_FIELDS = ("target", "config", "status", "error", "registers", "spill_store_bytes", "spill_load_bytes",
+              "shared_bytes", "active_blocks_per_sm", "occupancy", "limiter", "launchable", "reason",
+              "modelled_seconds", "rank", "flags", "hash")
+
+
+def as_csv(s: Sweep) -> str:
+    keys = list(dict.fromkeys(k for c in s.configs for k in c))
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["target", *keys, *CSV_FIELDS[2:]])
+    for r in s.rows:
+        values = []
+        for f in CSV_FIELDS[2:]:
+            v = r.get(f)
+            values.append(";".join(v) if isinstance(v, list) else "" if v is None else v)
+        writer.writerow([r["target"], *(r["config"].get(k, "") for k in keys), *values])
+    return buf.getvalue()

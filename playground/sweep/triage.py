@@ -1,0 +1,159 @@
+"""Triage an autotune space offline: compile every config for every target, and say which to try.
+
+Each config is compiled through the usual pipeline (so a row's figures are those of a single
+`compile` of that config; rows.py), and read for registers, spills and shared memory (from the
+artefact), occupancy and whether it can launch at all (figures/occupancy.py), and the modelled
+time at a problem shape (figures/roofline.py). Before starting any worker, the parent looks each
+config up in the cache: a rerun of a sweep never spawns a process; the rest go to pool.py.
+"""
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+
+from ..errors import UserError
+from .pool import cpus, in_workers
+from .rows import failure, figures_key, one_line, row, stored_figures
+from .space import request_for, space
+
+
+@dataclass
+class Sweep:
+    kernel: str
+    shape: dict
+    dtype: str
+    targets: list[str]
+    configs: list[dict]
+    rows: list[dict]
+    seconds: float
+    compiled: int = 0         # configs compiled in a worker, successfully
+    cached: int = 0           # configs the parent read from the cache, without a worker
+    failed: int = 0           # configs that failed: rejected before compiling, or failed compiling
+    rejected: int = 0         # of those, configs that are not valid input (a num_warps of 3, say)
+    workers: int = 0          # worker processes started
+    warnings: list[str] = field(default_factory=list)   # about the problem itself, not one config
+
+    def by_target(self, target: str) -> list[dict]:
+        return [r for r in self.rows if r["target"] == target]
+
+    def as_dict(self) -> dict:
+        return {"kernel": self.kernel, "shape": self.shape, "dtype": self.dtype, "targets": self.targets,
+                "configs": self.configs, "rows": self.rows, "seconds": round(self.seconds, 3),
+                "compiled": self.compiled, "from_cache": self.cached, "failed": self.failed,
+                "rejected": self.rejected, "workers": self.workers, "warnings": self.warnings}
+
+    @property
+    def exit_code(self) -> int:
+        """0 when any config compiled; 2 when every config was invalid input; 1 when they all failed."""
+        if any(r["status"] == "ok" for r in self.rows):
+            return 0
+        return 2 if self.rejected == len(self.rows) else 1
+
+
+def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = None,
+        dtype: str | None = None, jobs: int | None = None, num_sms: int | None = None,
+        on_row=None, timeout: float | None = None) -> Sweep:
+    """Compile the space of a KernelSpec for every Target; one row per (target, config), in a stable order.
+
+    Each (target, config) is one Request (`request_for`); a config the spec rejects is a row too.
+    `timeout`: seconds one config may compile before it is stopped and reported as failed.
+    `on_row(done, total, row)` is called once with (0, total, None), then as each row is ready
+    (for a progress bar).
+    """
+    from ..core import params
+    start = time.perf_counter()
+    tgts = list(targets)
+    if not tgts:
+        raise UserError("--target: name at least one target")
+    if len({t.name for t in tgts}) != len(tgts):
+        raise UserError("--target: a target is named twice")
+    if num_sms is not None:   # a bad --num-sms is the user's error, not every row's
+        from ..core import devices
+        for t in tgts:
+            devices.with_num_sms(devices.get(t.name), num_sms)
+    jobs = jobs if jobs is not None else cpus()
+    if jobs < 1:
+        raise UserError(f"--jobs {jobs}: must be at least 1")
+    if timeout is not None and timeout <= 0:
+        raise UserError(f"--timeout {timeout:g}: must be a positive number of seconds")
+    shape = params.check_shape(spec, shape or {})
+    dtype = params.check_dtype(spec, dtype)
+    configs = space(spec, ranges)
+    tasks = [{"index": i, "target": t, "config": cfg} for i, (t, cfg) in enumerate(itertools.product(tgts, configs))]
+    rows: list[dict | None] = [None] * len(tasks)
+    origins: list[str] = [""] * len(tasks)
+    done = 0
+    if on_row:
+        on_row(0, len(tasks), None)
+
+    def finish(task, result, origin="compiled"):
+        nonlocal done
+        rows[task["index"]] = {"target": task["target"].name, "config": task["config"], **result}
+        origins[task["index"]] = origin if result["status"] == "ok" or origin == "rejected" else "failed"
+        done += 1
+        if on_row:
+            on_row(done, len(tasks), rows[task["index"]])
+
+    # The parent answers what the cache holds (and what is not a valid config) without a worker.
+    misses = []
+    for task in tasks:
+        try:
+            request = request_for(spec, task["target"], task["config"], shape, dtype)
+        except UserError as e:
+            finish(task, failure(str(e)), "rejected")
+            continue
+        kernel_hash = request.cached_hash()
+        if kernel_hash:
+            stored = stored_figures(figures_key(request, kernel_hash, task["config"], num_sms))
+            if stored is not None:
+                result = stored | {"cache_hit": True, "compile_seconds": 0.0}
+            else:
+                try:
+                    result = row(request, task["config"], num_sms)
+                except Exception as e:
+                    result = failure(one_line(e))
+            finish(task, result, "cache")
+        else:
+            misses.append({**task, "request": request.ref(), "num_sms": num_sms})
+
+    workers = min(jobs, len(misses))
+    if misses:
+        in_workers(misses, workers, finish, timeout)
+    from ..artefact.compiler import shape_warnings
+    result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.name for t in tgts], configs=configs,
+                   rows=rows, seconds=time.perf_counter() - start, compiled=origins.count("compiled"),
+                   cached=origins.count("cache"), failed=origins.count("failed") + origins.count("rejected"),
+                   rejected=origins.count("rejected"), workers=workers, warnings=shape_warnings(spec, shape, dtype))
+    rank(result.rows)
+    return result
+
+
+def rank(rows: list[dict]) -> None:
+    """Per target, rank the configs that compile and can launch by modelled time (1 = fastest).
+
+    Equal times share a rank. Rows with no modelled time, that failed or cannot launch get no rank.
+    """
+    for target in dict.fromkeys(r["target"] for r in rows):
+        ranked = sorted((r for r in rows if r["target"] == target and r["status"] == "ok"
+                         and r.get("launchable") is not False and r.get("modelled_seconds") is not None),
+                        key=lambda r: r["modelled_seconds"])
+        previous, place = None, 0
+        for i, r in enumerate(ranked, 1):
+            if r["modelled_seconds"] != previous:
+                place, previous = i, r["modelled_seconds"]
+            r["rank"] = place
+    for r in rows:
+        r.setdefault("rank", None)
+        r["flags"] = flags(r)
+
+
+def flags(r: dict) -> list[str]:
+    if r["status"] != "ok":
+        return ["failed"]
+    out = []
+    if r.get("launchable") is False:
+        out.append("cannot launch")
+    if r.get("spill_store_bytes") or r.get("spill_load_bytes"):
+        out.append("spills")
+    return out
