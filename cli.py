@@ -9,8 +9,8 @@ import sys
 
 import click
 
-from playground.report import report
 from playground.core.targets import DEFAULT, TARGETS
+from playground.report import report
 
 TARGET_HELP = f"{', '.join(TARGETS)}, or native (the local GPU; {DEFAULT} when there is none); " \
               "`playground targets` lists them"
@@ -242,9 +242,9 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     playground compile gemm --show ttgir --interleave
     playground compile gemm --target sm_90 --expect 'sass:HGMMA >= 4' --expect 'spills == 0'
     """
-    from playground.figures import expectations
     from playground.core import stages as stage_table
     from playground.errors import KernelFailure
+    from playground.figures import expectations
     request = _request(kernel, target, meta, num_warps, num_stages, shape, dtype)
     tgt = request.target
     header_only = bool(expect) and show is None
@@ -261,9 +261,9 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
 
 
 def _show_compiled(c, stages, header_only, interleave, out_dir, force, as_json, no_header, no_color, outcomes):
-    from playground.report import render
     from playground.core import stages as stage_table
     from playground.errors import UserError
+    from playground.report import render
     if out_dir:
         written = render.write_out(c, out_dir, list(c.target.stages), force)
         click.echo(f"wrote {len(written)} files to {out_dir}: {', '.join(p.name for p in written)}", err=True)
@@ -335,8 +335,8 @@ def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype
     playground diff gemm --a BLOCK_SIZE_K=32 --b BLOCK_SIZE_K=64,num_stages=4
     """
     from playground.compare import diff
-    from playground.report import render
     from playground.core.request import Request
+    from playground.report import render
     base = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
     cmp = blocking("compiling both variants", timeout, lambda: diff.compare(base, a, b, show, raw, context))
     if as_json:
@@ -375,9 +375,9 @@ def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as
     playground sweep gemm -t sm_80 -m BLOCK_SIZE_M=64,128 -m BLOCK_SIZE_K=32..128 -m num_stages=2,3
     """
     from playground.core import params, registry, targets
+    from playground.errors import UserError
     from playground.sweep import space, triage
     from playground.sweep import text as sweep_text
-    from playground.errors import UserError
     if as_json and as_csv:
         raise UserError("--json and --csv: pick one")
     spec = registry.load(kernel)
@@ -445,8 +445,8 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
     from playground.bench import breakdown as bench_breakdown
     from playground.bench import text as bench_text
     from playground.bench import throughput
-    from playground.errors import UserError
     from playground.core.request import Request
+    from playground.errors import UserError
     if as_json and as_csv:
         raise UserError("--json and --csv: pick one")
     if breakdown and (sweep or plot_path):
@@ -539,8 +539,8 @@ def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype,
     playground occupancy --arch sm_86 --threads 256 --regs 96 --smem 65536 --json
     playground occupancy --arch sm_90 --threads 256 --regs 122 --smem 98304 --grid 1024 --num-sms 114
     """
-    from playground.figures import occupancy
     from playground.errors import UserError
+    from playground.figures import occupancy
     calculator = {"--arch": arch, "--threads": threads, "--regs": regs, "--smem": smem, "--sgprs": sgprs,
                   "--grid": grid_ctas}
     sms = occupancy.parse_count("--num-sms", num_sms)
@@ -597,8 +597,9 @@ def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps
     playground check --all --quick
     playground check ./my_kernels.py:my_kernel
     """
-    from playground.run import check as correctness
     from playground.core import params
+    from playground.run import check as correctness
+    from playground.run import check_text
     with _progress(not as_json, "checking") as tick:
         outcome = correctness.run_check(kernel, all_kernels, quick, params.parse_assignments(shape, "--shape"),
                                        dtype, params.parse_assignments(meta, "--meta"), num_warps, num_stages, seed,
@@ -606,7 +607,7 @@ def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps
     if as_json:
         click.echo(report.to_json(outcome))
     else:
-        correctness.render(outcome, debug=_debug(ctx))
+        check_text.render(outcome, debug=_debug(ctx))
     ctx.exit(outcome.exit_code)
 
 

@@ -44,12 +44,12 @@ if mode == "raw":
     # Triton alone: the JIT's specialisation, then triton.compile, for each config in turn; no figures.
     import triton
     from triton.compiler import ASTSource
-    from playground.artefact import compiler
+    from playground.artefact import binder
     spec, tgt = registry.load({kernel!r}), targets.resolve({target!r})
     done = []
     for cfg in space.space(spec):
         config = space.request_for(spec, tgt, cfg).config
-        signature, constexprs, attrs, options, _ = compiler.specialize(spec, tgt, config)
+        signature, constexprs, attrs, options, _ = binder.specialize(spec, tgt, config)
         done.append(triton.compile(ASTSource(spec.kernel, signature, constexprs, attrs), target=tgt.gpu_target(),
                                    options=options.__dict__))
     compiled = len(done)

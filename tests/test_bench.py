@@ -14,10 +14,10 @@ from playground.bench import breakdown as bench_breakdown
 from playground.bench import measured, plot, throughput, timing
 from playground.bench import text as bench_text
 from playground.core import registry, targets
+from playground.core.request import Request
+from playground.errors import UserError
 from playground.figures import roofline
 from playground.report import report
-from playground.errors import UserError
-from playground.core.request import Request
 
 HAS_GPU = targets.native() is not None
 gpu = pytest.mark.gpu

@@ -2,8 +2,9 @@
 import json
 
 import pytest
-from cli import main
 from conftest import invoke
+
+from cli import main
 from playground.core import devices, targets
 
 pytestmark = pytest.mark.compile

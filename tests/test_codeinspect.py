@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from playground.artefact import codeinspect
-
 from playground.core import registry
 from playground.core.request import Request
 

@@ -3,11 +3,10 @@ import re
 
 import pytest
 
-from playground.artefact import compiler
-
+from playground.artefact import binder, compiler
 from playground.core import registry, targets
-from playground.errors import UserError
 from playground.core.request import Request
+from playground.errors import UserError
 
 pytestmark = pytest.mark.compile
 
@@ -154,14 +153,15 @@ def test_the_kept_binder_answer_is_the_binders(kernel, target, shape, tmp_path, 
     """A warm run takes the specialisation from the cache: it must equal a fresh answer of Triton's binder,
     and the binder must not run again."""
     import triton.runtime.jit as jit
+
     from playground.artefact import cache
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
     spec, tgt = registry.load(kernel), targets.resolve(target)
     config = compiler.resolve_config(spec, shape=shape)
-    fresh = compiler.specialize(spec, tgt, config)               # the binder runs, and its answer is kept
+    fresh = binder.specialize(spec, tgt, config)               # the binder runs, and its answer is kept
     assert list(tmp_path.rglob(cache.BINDER_FILE))
     monkeypatch.setattr(jit, "create_function_from_signature",
                         lambda *a: (_ for _ in ()).throw(AssertionError("the binder ran on a warm run")))
-    kept = compiler.specialize(spec, tgt, config)
+    kept = binder.specialize(spec, tgt, config)
     assert kept[:3] == fresh[:3] and kept[4] == fresh[4]
     assert kept[3].__dict__ == fresh[3].__dict__

@@ -7,8 +7,8 @@ from click.testing import CliRunner
 
 from cli import main
 from playground.compare import diff
-from playground.errors import UserError
 from playground.core.request import Request
+from playground.errors import UserError
 
 pytestmark = pytest.mark.compile   # the compile path alone: CI runs it on the oldest Triton too
 

@@ -3,10 +3,11 @@ import json
 
 import pytest
 from conftest import invoke
+
 from playground.core import targets
+from playground.errors import UserError
 from playground.figures import expectations, occupancy
 from playground.units import pct
-from playground.errors import UserError
 
 pytestmark = pytest.mark.compile
 

@@ -7,11 +7,9 @@ runs natively. Also: the kernels added for correctness work compile for every ta
 import pytest
 
 from playground.artefact import compiler
-
 from playground.core import registry
-
-from playground.run import check, runner
 from playground.core.request import Request
+from playground.run import check, runner
 
 SPECS = registry.load_all()
 

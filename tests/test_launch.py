@@ -8,8 +8,8 @@ from click.testing import CliRunner
 from cli import main
 from playground.artefact import compiler
 from playground.core import registry
-from playground.figures import launch
 from playground.core.spec import cdiv
+from playground.figures import launch
 
 SPECS = registry.load_all()
 

@@ -3,10 +3,9 @@ import pytest
 from pygments.token import Error
 
 from playground.core import registry
-
+from playground.core.request import Request
 from playground.report import render
 from playground.report.lexers import lexer_for
-from playground.core.request import Request
 
 pytestmark = pytest.mark.compile
 

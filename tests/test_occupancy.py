@@ -14,9 +14,9 @@ from click.testing import CliRunner
 
 from cli import main
 from playground.core import devices, registry
-from playground.figures import occupancy
-from playground.errors import UserError
 from playground.core.request import Request
+from playground.errors import UserError
+from playground.figures import occupancy
 
 W, R, S, B = "warps", "registers", "shared_memory", "blocks"
 

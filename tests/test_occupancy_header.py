@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from playground.core import devices
-
 from playground.figures import occupancy
 
 HEADER_DIRS = [Path("/usr/local/cuda/include"), *sorted(Path("/usr/local").glob("cuda-*/include"))]

@@ -5,10 +5,9 @@ from pathlib import Path
 import pytest
 
 from playground.artefact import compiler
-
 from playground.core import registry, targets
-from playground.errors import UserError
 from playground.core.request import Request
+from playground.errors import UserError
 
 pytestmark = pytest.mark.compile
 ROOT = Path(__file__).resolve().parent.parent

@@ -7,7 +7,6 @@ import subprocess
 import pytest
 
 from playground.artefact import disasm, resources
-
 from playground.core import registry
 from playground.core.request import Request
 

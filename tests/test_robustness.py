@@ -14,14 +14,15 @@ from pathlib import Path
 import psutil
 import pytest
 from conftest import invoke
-from playground.artefact import compiler, disasm, sourcemap
+
+from playground.artefact import compile_warnings, disasm, sourcemap
 from playground.core import registry, targets
+from playground.core.request import Request
+from playground.errors import UserError
 from playground.report import render
 from playground.run import check
 from playground.sweep import text as sweep_text
 from playground.sweep import triage
-from playground.errors import UserError
-from playground.core.request import Request
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).resolve().parent / "data"
@@ -148,12 +149,12 @@ def test_compile_warns_of_a_huge_tile_then_stops_at_its_timeout(tmp_path):
 def test_tile_warnings_read_the_ttgir():
     small = "%0 = tt.make_range {end = 1024 : i32} : tensor<1024xi32, #blocked>"
     huge = "%1 = tt.splat %a : !tt.ptr<f32> -> tensor<1048576x!tt.ptr<f32>, #blocked>"
-    assert compiler.tile_warnings(small, 128) == []
-    (message,) = compiler.tile_warnings(small + "\n" + huge, 128)
+    assert compile_warnings.tile_warnings(small, 128) == []
+    (message,) = compile_warnings.tile_warnings(small + "\n" + huge, 128)
     assert "65,536 bytes of registers per thread (128 threads)" in message   # 2^20 pointers x 8 B / 128
     # 512 fp32 per thread is exactly the most a CDNA lane holds (512 VGPRs): not yet a warning.
-    assert compiler.tile_warnings("tensor<65536xf32, #blocked>", 128) == []
-    assert compiler.tile_warnings("tensor<65537xf32, #blocked>", 128) != []
+    assert compile_warnings.tile_warnings("tensor<65536xf32, #blocked>", 128) == []
+    assert compile_warnings.tile_warnings("tensor<65537xf32, #blocked>", 128) != []
 
 
 @pytest.mark.parametrize("command", ["compile", "grid", "inspect", "occupancy", "diff"])
@@ -339,4 +340,4 @@ def test_a_sweep_row_carries_its_tile_warning_and_the_shape_warning_comes_once(t
     assert re.match(r"the tile tensor<65536x(!tt\.ptr<f32>|i64)> needs 4,096 bytes of registers per thread", warning)
     assert plain["warnings"] == []
     assert f"WARNING: {warning}" in sweep_text.format_text(result)
-    assert result.warnings == [compiler.shape_warnings(registry.load("vector_add"), {"N": 10 ** 12}, "fp32")[0]]
+    assert result.warnings == [compile_warnings.shape_warnings(registry.load("vector_add"), {"N": 10 ** 12}, "fp32")[0]]

@@ -6,9 +6,8 @@ fp16 tensor cores 989.4 TFLOP/s.
 import pytest
 
 from playground.core import devices, registry
-
-from playground.figures import roofline
 from playground.core.request import Request
+from playground.figures import roofline
 
 H100 = devices.get("sm_90")
 

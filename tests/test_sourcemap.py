@@ -2,7 +2,6 @@
 import pytest
 
 from playground.artefact import disasm, sourcemap
-
 from playground.core import registry
 from playground.core.request import Request
 

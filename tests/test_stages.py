@@ -2,12 +2,10 @@
 import pytest
 
 from playground.artefact import disasm, sourcemap
-
-from playground.core import registry, stages, targets
-
-from playground.report import lexers
 from playground.compare.diff import NORMALISATION
+from playground.core import registry, stages, targets
 from playground.core.request import Request
+from playground.report import lexers
 
 pytestmark = pytest.mark.compile
 

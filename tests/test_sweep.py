@@ -8,10 +8,10 @@ from click.testing import CliRunner
 
 from cli import main
 from playground.core import registry, targets
+from playground.core.request import Request
+from playground.errors import UserError
 from playground.sweep import pool, rows, space, triage
 from playground.sweep import text as sweep_text
-from playground.errors import UserError
-from playground.core.request import Request
 
 pytestmark = pytest.mark.compile   # the compile path alone: CI runs it on the oldest Triton too
 

@@ -1,17 +1,13 @@
-"""The compile pipeline's steps: a Request (request.py) in; every stage of Triton's output out.
+"""The compile pipeline: a Request (core/request.py) in; every stage of Triton's output out.
 
-No torch here: the compile path must stay fast and work where torch is not installed.
-
-Fidelity: Triton's JIT specialises each launch on its arguments (pointers 16-byte aligned,
-integers divisible by 16 or equal to 1) and fills in default options. We ask Triton's own
-binder for that specialisation, with stand-in tensors, exactly as `JITFunction.run` does, so
-what we compile is what a launch at the same shape would compile. Triton's cache serves
-repeats: the same kernel, specialisation and options never run the compiler twice.
+No torch here: the compile path must stay fast and work where torch is not installed. What the
+JIT would specialise comes from binder.py; warnings before the slow steps from compile_warnings.py.
+Triton's cache serves repeats (through cache.py's index): the same kernel, specialisation and
+options never run the compiler twice.
 """
 from __future__ import annotations
 
 import contextlib
-import math
 import re
 import time
 import warnings
@@ -19,13 +15,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from ..core import dtypes, params, stages
-from ..errors import KernelFailure, UserError
-from ..core.spec import AbstractTensor, KernelSpec
+from ..core import params, stages
+from ..core.spec import KernelSpec
 from ..core.targets import Target
-
-# Options the JIT passes to the backend on every launch (JITFunction.run), beside num_warps/stages.
-_JIT_RUN_DEFAULTS = ("debug", "instrumentation_mode", "fpsan_homomorphic_casts")
+from ..errors import KernelFailure, UserError
+from .binder import specialize
+from .compile_warnings import python_warning, watch_tiles
 
 
 @dataclass
@@ -133,94 +128,6 @@ def resolve_config(spec: KernelSpec, meta: dict | None = None, num_warps: int | 
     return config
 
 
-def stand_in_args(spec: KernelSpec, config: Config) -> tuple:
-    """The kernel's runtime arguments at this shape, with storage-free tensors."""
-    tensors = {name: AbstractTensor(t.dims(config.shape), spec.tensor_dtype(name, config.dtype))
-               for name, t in spec.tensors.items()}
-    return tuple(spec.args(**tensors, **config.shape))
-
-
-def specialize(spec: KernelSpec, target: Target, config: Config):
-    """Ask Triton's own binder what the JIT would specialise for this launch.
-
-    Returns (signature, constexprs, attrs, options, readable specialisation), as
-    `JITFunction._pack_args` builds them.
-    """
-    from triton import knobs
-    from triton.compiler import make_backend
-    from triton.runtime.jit import create_function_from_signature
-
-    fn = spec.kernel
-    backend = make_backend(target.gpu_target())
-    kwargs = dict(config.meta, num_warps=config.num_warps, num_stages=config.num_stages)
-    run_defaults = {"debug": bool(getattr(fn, "debug", None)) or knobs.runtime.debug,
-                    "instrumentation_mode": getattr(knobs.compilation, "instrumentation_mode", ""),
-                    "fpsan_homomorphic_casts": getattr(knobs.compilation, "fpsan_homomorphic_casts", False)}
-    option_names = set(backend.parse_options({}).__dict__)
-    kwargs.update({k: v for k, v in run_defaults.items() if k in option_names})
-    args = stand_in_args(spec, config)
-    for k in kwargs:
-        if k not in option_names and k not in fn.arg_names:
-            raise UserError(f"--meta {k}: not a parameter of {fn.__name__}")
-    from . import cache
-    memo = None if cache.disabled() else cache.binder_key(fn, target.gpu_target(), args, kwargs)
-    answer = cache.binder_lookup(memo) if memo else None
-    if answer is None:
-        binder = create_function_from_signature(fn.signature, fn.params, backend)
-        with _no_torch_in_amd_binder(target):
-            try:
-                bound, specialization, _ = binder(*args, **kwargs)
-            except TypeError as e:
-                raise UserError(f"{spec.name}: the spec's args do not match the kernel's parameters: {e}") from e
-        values = list(bound.values())
-        answer = (specialization, [v if s[0] == "constexpr" else None for v, s in zip(values, specialization)])
-        if memo:
-            cache.binder_record(memo, answer)
-    specialization, values = answer
-    options = backend.parse_options(kwargs)
-
-    names = [p.name for p in fn.params]
-    signature = {n: s[0] for n, s in zip(names, specialization)}
-    constexprs = {(i,): values[i] for i, s in enumerate(specialization) if s[0] == "constexpr"}
-    attrs = {(i,): backend.parse_attr(s[1]) for i, s in enumerate(specialization)
-             if s[0] != "constexpr" and isinstance(s[1], str)}
-    readable = [_describe_arg(n, s, values[i]) for i, (n, s) in enumerate(zip(names, specialization))]
-    return signature, constexprs, attrs, options, readable
-
-
-def _describe_arg(name: str, spec_entry: tuple, value) -> dict:
-    kind, attr = spec_entry[0], spec_entry[1] if len(spec_entry) > 1 else None
-    assumed = []
-    if kind == "constexpr":
-        assumed.append(f"= {value}")
-    elif isinstance(attr, str):
-        if "D" in attr:
-            assumed.append("16-byte aligned" if kind.startswith("*") else "divisible by 16")
-        if "S" in attr:
-            assumed.append("within 2 GB (buffer ops)")
-    return {"name": name, "type": kind, "assumed": assumed}
-
-
-@contextlib.contextmanager
-def _no_torch_in_amd_binder(target: Target):
-    """The HIP backend imports torch to ask a tensor's storage size; stand-ins answer `ptr_range()`.
-
-    Triton's own check tries `ptr_range()` first for objects that have it; we make it the only
-    path, so the answer is unchanged and torch stays unimported.
-    """
-    if target.is_nvidia:
-        yield
-        return
-    from triton.backends.amd.compiler import HIPBackend
-    original = HIPBackend.__dict__["is_within_2gb"]
-    HIPBackend.is_within_2gb = staticmethod(lambda arg: arg.ptr_range() <= 2**31 - 1
-                                            if hasattr(arg, "ptr_range") else original.__func__(arg))
-    try:
-        yield
-    finally:
-        HIPBackend.is_within_2gb = original
-
-
 def build(request, warn=None) -> Compiled:
     """Compile a request (request.py) through Triton's cache, as the JIT would for this launch.
 
@@ -231,7 +138,7 @@ def build(request, warn=None) -> Compiled:
     from triton.compiler import ASTSource
 
     spec, target, config = request.spec, request.target, request.config
-    warn = warn or _python_warning
+    warn = warn or python_warning
     hits = []
     with _quiet_triton():
         signature, constexprs, attrs, options, readable = specialize(spec, target, config)
@@ -243,7 +150,7 @@ def build(request, warn=None) -> Compiled:
     if kernel is not None:
         hits.append(True)
     else:
-        with _quiet_triton(), _listen_for_cache_hits(hits), _watch_tiles(target, config, warn):
+        with _quiet_triton(), _listen_for_cache_hits(hits), watch_tiles(target, config, warn):
             try:
                 kernel = triton.compile(src, target=target.gpu_target(), options=options.__dict__)
             except Exception as e:
@@ -275,84 +182,6 @@ def cached_hash(request) -> str | None:
         return None
     src = ASTSource(request.spec.kernel, signature, constexprs, attrs)
     return cache.lookup_hash(cache.key(src, request.target.gpu_target(), options))
-
-
-class PlaygroundWarning(UserWarning):
-    pass
-
-
-def _python_warning(message: str) -> None:
-    warnings.warn(message, PlaygroundWarning, stacklevel=3)
-
-
-def shape_warnings(spec: KernelSpec, shape: dict, dtype: str) -> list[str]:
-    """A problem larger than the memory of every GPU in the device table can still be compiled
-    (the binary does not depend on it), but it cannot run anywhere: say so."""
-    from ..core import devices
-    from ..units import size
-    needed = sum(math.prod(t.dims(shape)) * dtypes.size(spec.tensor_dtype(n, dtype))
-                 for n, t in spec.tensors.items())
-    largest = max(devices.DEVICES.values(), key=lambda d: d.memory_bytes)
-    if needed <= largest.memory_bytes:
-        return []
-    return [f"at this shape the tensors take {size(needed)}; no GPU in the device table has that much memory "
-            f"(the most is {size(largest.memory_bytes)}, {largest.name})"]
-
-
-# The most register storage one thread has on any target in the device table: 512 VGPRs x 4 bytes
-# per lane on CDNA (gfx90a+), against 255 x 4 on NVIDIA. A single tensor value larger than this per
-# thread spills on every GPU, and compiling it (LLVM, then ptxas) can take many minutes.
-MAX_REGISTER_BYTES_PER_THREAD = 512 * 4
-_TENSOR_TYPE = re.compile(r"tensor<((?:\d+x)+)(!tt\.ptr<\w+>|[a-z]+\d*)")
-
-
-def tile_warnings(ttgir: str, threads: int) -> list[str]:
-    """Register-resident tensors (the TTGIR's `tensor<...>` values) too big for any register file."""
-    worst = None
-    for m in _TENSOR_TYPE.finditer(ttgir):
-        elements = math.prod(int(d) for d in m.group(1).rstrip("x").split("x"))
-        element = "!tt.ptr" if m.group(2).startswith("!tt.ptr") else m.group(2)
-        per_thread = -(-elements * dtypes.IR_BYTES.get(element, 4) // max(threads, 1))
-        if worst is None or per_thread > worst[0]:
-            worst = (per_thread, m.group(0) + ">")
-    if worst is None or worst[0] <= MAX_REGISTER_BYTES_PER_THREAD:
-        return []
-    return [f"the tile {worst[1]} needs {worst[0]:,} bytes of registers per thread ({threads} threads); no GPU "
-            f"holds more than {MAX_REGISTER_BYTES_PER_THREAD:,}, so it will spill heavily and ptxas may take "
-            f"minutes (--timeout stops it)"]
-
-
-@contextlib.contextmanager
-def _watch_tiles(target: Target, config: Config, warn):
-    """Read the TTGIR as Triton's pipeline makes it, before LLVM and ptxas run, for tile_warnings.
-
-    Only observes: the stage's output, the cache key and every artefact are unchanged (the wrapper
-    is installed on the backend class for this compile, not through Triton's inspection hook, which
-    would change the cache key).
-    """
-    from triton.compiler import make_backend
-    cls = type(make_backend(target.gpu_target()))
-    original = cls.add_stages
-    threads = config.num_warps * target.warp_size
-
-    def add_stages(self, stages, *args, **kwargs):
-        original(self, stages, *args, **kwargs)
-        make_ttgir = stages.get("ttgir")
-        if make_ttgir is None:
-            return
-
-        def ttgir(src, metadata):
-            module = make_ttgir(src, metadata)
-            for message in tile_warnings(str(module), threads):
-                warn(message)
-            return module
-        stages["ttgir"] = ttgir
-
-    cls.add_stages = add_stages
-    try:
-        yield
-    finally:
-        cls.add_stages = original
 
 
 @contextlib.contextmanager

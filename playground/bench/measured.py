@@ -18,7 +18,6 @@ from ..core import dtypes
 from ..errors import KernelFailure, UserError
 from .timing import Timing, gbs, tflops
 
-
 SPEEDUP_GUARD = 10.0          # a Triton kernel 10x faster than PyTorch's is usually a broken comparison
 
 LAUNCH_GUARD = 2.0            # a kernel under twice an empty launch is mostly launch
@@ -223,14 +222,14 @@ def _prepare(spec, config, device: str = "cuda"):
 
 
 def _mismatch(spec, config, got: dict, expected: dict) -> str:
-    """The check command's comparison (check.compare, tolerances.for_output); "" when all outputs pass."""
-    from ..run import check, tolerances
+    """The check command's comparison (run/compare.py, tolerances.for_output); "" when all outputs pass."""
+    from ..run import compare, tolerances
     length = config.shape.get(spec.reduction_dim, 1) if spec.reduction_dim else 1
     problems = []
     for name in spec.outputs:
         dtype = spec.tensor_dtype(name, config.dtype)
-        result = check.compare(name, got[name], expected[name], dtype,
-                               tolerances.for_output(spec.name, dtype, length))
+        result = compare.compare(name, got[name], expected[name], dtype,
+                                 tolerances.for_output(spec.name, dtype, length))
         problems += [f"{name}: {p}" for p in result.problems]
     return "; ".join(problems)
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-
 QUANTILES = (0.2, 0.5, 0.8)
 
 

@@ -20,9 +20,9 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from ..errors import UserError
 from ..core.params import split_items
 from ..core.stages import STAGES, default_for, is_binary
+from ..errors import UserError
 from ..units import kib, pct
 
 # Keys a variant may set besides meta-parameters and problem dimensions.

@@ -37,8 +37,8 @@ class Request:
         Raises UserError for anything the user got wrong: an unknown kernel or target, a bad
         override, a config the kernel's own constraints reject.
         """
-        from . import registry, targets
         from ..artefact import compiler
+        from . import registry, targets
         spec = kernel if isinstance(kernel, KernelSpec) else registry.load(kernel)
         tgt = target if isinstance(target, Target) else targets.resolve(target)
         overrides = {k: v for k, v in zip(OVERRIDES, (meta, num_warps, num_stages, shape, dtype)) if v is not None}
@@ -80,8 +80,8 @@ class Request:
 
     def shape_warnings(self) -> list[str]:
         """What the problem size says before any compile: tensors no GPU could hold."""
-        from ..artefact import compiler
-        return compiler.shape_warnings(self.spec, self.config.shape, self.config.dtype)
+        from ..artefact.compile_warnings import shape_warnings
+        return shape_warnings(self.spec, self.config.shape, self.config.dtype)
 
     def ref(self) -> dict:
         """A plain description (strings and numbers) another process rebuilds this request from."""

@@ -16,7 +16,6 @@ from typing import Any, Callable, Mapping
 from . import dtypes
 
 
-
 @dataclass(frozen=True)
 class Tensor:
     """One tensor argument: its shape in problem dimensions, its dtype, and its role.

@@ -4,8 +4,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from .devices import DEVICES
 from ..errors import UserError
+from .devices import DEVICES
 
 DEFAULT = "sm_90"   # what `compile` targets on a machine with no GPU
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..errors import KernelFailure
 from ..core.spec import KernelSpec
+from ..errors import KernelFailure
 
 
 @dataclass

@@ -5,9 +5,9 @@ kernel's Request), so it is kept apart and only the `occupancy` command uses it.
 """
 from __future__ import annotations
 
+from ..units import kib, pct
 from .occupancy import Occupancy, of, per_sm
 from .occupancy_text import LIMITER_WORDS
-from ..units import kib, pct
 
 
 def report(compiled, num_sms: int | None = None) -> Occupancy:

@@ -8,8 +8,8 @@ import os
 import sys
 from pathlib import Path
 
-from ..core import stages as stage_table
 from ..artefact.compiler import Compiled
+from ..core import stages as stage_table
 from ..errors import UserError
 from ..units import kib
 

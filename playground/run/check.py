@@ -14,54 +14,21 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
-from . import runner, tolerances, worker
-from ..errors import UserError
 from ..core.spec import KernelSpec
-
-FIRST = 5   # mismatching elements listed per output
+from ..errors import UserError
+from . import runner, tolerances, worker
+from .compare import OutputCheck, at, compare
 
 DEFAULT_CASE_SECONDS = 600.0          # per case in the interpreter: generous, but not forever
+
 # The most elements (all tensors together) a case the user did not ask for may have: 4M elements
 # is about a second of interpreted elementwise work, and a 1024^2 GEMM's operands.
 FALLBACK_MAX_ELEMENTS = 4 * 1024 * 1024
+
 # Triton's interpreter keeps bf16 as raw uint16 bits and does arithmetic on the bits (loads,
 # stores and casts are right; add, dot, sum are not). Its maintainers call bf16 unsupported there.
 BF16_NOTE = ("bf16 cannot be checked in Triton's interpreter: it computes on bf16's raw bits "
              "(triton-lang/triton#11584); check it on a GPU")
-
-
-@dataclass
-class Mismatch:
-    index: tuple
-    got: float
-    expected: float
-
-
-@dataclass
-class OutputCheck:
-    """One output tensor compared with the reference."""
-    name: str
-    shape: tuple
-    dtype: str
-    atol: float
-    rtol: float
-    max_abs: float | None           # over elements finite in both; None when there are none
-    max_rel: float | None           # over elements with |expected| > atol
-    mismatches: int
-    total: int
-    first: list[Mismatch]
-    nan_got: int
-    inf_got: int
-    nan_expected: int
-    inf_expected: int
-    expected_max: float             # largest finite |expected|
-    worst: float | None             # largest |got - expected| / (atol + rtol*|expected|): 1 is the edge
-    problems: list[str] = field(default_factory=list)   # why it fails; empty when it passes
-    warnings: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 @dataclass
@@ -93,7 +60,7 @@ class CaseResult:
         lines = [f"{self.status.upper()} {self.label} ({self.mode})"]
         lines += [f"  {r}" for r in self.reasons()]
         for o in self.outputs:
-            lines += [f"  {_at(o.name, m.index)}: got {m.got:.6g}, expected {m.expected:.6g}" for m in o.first[:3]]
+            lines += [f"  {at(o.name, m.index)}: got {m.got:.6g}, expected {m.expected:.6g}" for m in o.first[:3]]
             lines += [f"  warning: {o.name}: {w}" for w in o.warnings]
         return "\n".join(lines)
 
@@ -122,72 +89,6 @@ class Report:
         return {"mode": self.mode, "seed": self.seed, "ok": self.ok, "counts": self.counts(),
                 "results": [asdict(r) for r in self.results]}
 
-
-# --- the comparison ---------------------------------------------------------------------------
-
-def compare(name: str, got, expected, dtype: str, tol: tolerances.Tolerance, unwritten=None) -> OutputCheck:
-    """Compare one output with its fp64 reference: errors, mismatches, NaN/Inf, and plain-words problems.
-
-    `unwritten` (optional, bool like `got`) marks the elements the kernel never stored to.
-    """
-    import torch
-    g, e = got.double(), expected.double().to(got.device)
-    nan_g, nan_e, inf_g, inf_e = torch.isnan(g), torch.isnan(e), torch.isinf(g), torch.isinf(e)
-    both_finite = torch.isfinite(g) & torch.isfinite(e)
-    diff = (g - e).abs()
-    close = diff <= tol.atol + tol.rtol * e.abs()
-    close |= (nan_g & nan_e) | (inf_g & (g == e))        # the same NaN or the same infinity agrees
-    bad = ~close
-    mismatches = int(bad.sum())
-    abs_e = torch.where(torch.isfinite(e), e.abs(), torch.zeros_like(e))
-    max_abs = float(diff[both_finite].max()) if bool(both_finite.any()) else None
-    relevant = both_finite & (e.abs() > tol.atol)
-    max_rel = float((diff[relevant] / e.abs()[relevant]).max()) if bool(relevant.any()) else None
-    allowed = tol.atol + tol.rtol * e.abs()
-    ratio = diff[both_finite] / allowed[both_finite]
-    worst = float(ratio.nan_to_num(posinf=math.inf).max()) if ratio.numel() else None
-    first = [Mismatch(tuple(int(i) for i in idx), float(g[tuple(idx)]), float(e[tuple(idx)]))
-             for idx in bad.nonzero()[:FIRST].tolist()]
-    result = OutputCheck(name=name, shape=tuple(got.shape), dtype=dtype, atol=tol.atol, rtol=tol.rtol,
-                         max_abs=max_abs, max_rel=max_rel, mismatches=mismatches, total=got.numel(),
-                         first=first, nan_got=int(nan_g.sum()), inf_got=int(inf_g.sum()),
-                         nan_expected=int(nan_e.sum()), inf_expected=int(inf_e.sum()),
-                         expected_max=float(abs_e.max()) if e.numel() else 0.0, worst=worst)
-    _explain(result, g, e, unwritten)
-    return result
-
-
-def _explain(r: OutputCheck, g, e, unwritten=None) -> None:
-    """Fill in the problems and warnings, in words."""
-    import torch
-    if r.mismatches:
-        r.problems.append(f"{r.mismatches} of {r.total} elements differ by more than atol + rtol*|expected| "
-                          f"(atol={r.atol:.3g}, rtol={r.rtol:.3g})")
-    never = int(unwritten.sum()) if unwritten is not None else 0
-    if never:
-        r.problems.append(f"{never} element(s) never written (they still hold the NaN the output was filled with)")
-    computed_nan = torch.isnan(g) & ~torch.isnan(e)
-    if unwritten is not None:
-        computed_nan &= ~unwritten
-    if int(computed_nan.sum()):
-        r.problems.append(f"{int(computed_nan.sum())} NaN computed where the reference has none")
-    stray_inf = int((torch.isinf(g) & ~torch.isinf(e)).sum())
-    if stray_inf:
-        r.problems.append(f"{stray_inf} Inf in the output where the reference has none")
-    if r.total and bool((g == 0).all()) and bool((e.to(runner.torch_dtype(r.dtype)) != 0).any()):
-        r.problems.append(f"wrote only zeros; the reference's largest |value| is {r.expected_max:.4g}")
-    if r.nan_expected or r.inf_expected:
-        r.warnings.append(f"the reference itself has {r.nan_expected} NaN and {r.inf_expected} Inf")
-    if r.total and r.expected_max <= r.atol:
-        r.warnings.append(f"the reference's largest |value| ({r.expected_max:.3g}) is within atol ({r.atol:.3g}) "
-                          f"of zero: this case cannot tell a correct kernel from one that writes zeros")
-
-
-def _at(name: str, index: tuple) -> str:
-    return f"{name}[{', '.join(map(str, index))}]"
-
-
-# --- one case ---------------------------------------------------------------------------------
 
 def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dict | None = None,
                num_warps: int | None = None, num_stages: int | None = None, seed: int = 0,
@@ -244,8 +145,6 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
     return CaseResult(**common, status="fail" if failed else "pass", outputs=outputs, problems=run.problems,
                       seconds=run.seconds)
 
-
-# --- many cases -------------------------------------------------------------------------------
 
 def cases_for(spec: KernelSpec, quick: bool = False) -> list[dict]:
     """The spec's cases: the quick subset, or all of them (quick ones included).
@@ -316,98 +215,3 @@ def run_check(kernel: str | None = None, all_kernels: bool = False, quick: bool 
             progress(len(results), len(plan), results[-1])
     mode = results[0].mode if results else worker.describe(worker.mode(interpreter))
     return Report(mode=mode, results=results, seed=seed)
-
-
-# --- the report -------------------------------------------------------------------------------
-
-_STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "skip": "yellow"}
-
-
-def render(report: Report, debug: bool = False, console=None) -> None:
-    """A table, one row per case and output; then what went wrong, case by case; then the counts.
-
-    Skipped cases get no rows: one line per reason says how many were skipped and why.
-    """
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-    console = console or Console(width=None if _is_terminal() else 160, highlight=False)
-    shown = [r for r in report.results if r.status != "skip"]
-    several = len({r.kernel for r in shown}) > 1
-    multi_out = any(len(r.outputs) > 1 for r in shown)
-    table = Table(title=f"checked against PyTorch (fp64) on {report.mode}, seed {report.seed}",
-                  title_justify="left", header_style="bold")
-    if several:
-        table.add_column("kernel", no_wrap=True)
-    table.add_column("case")
-    table.add_column("dtype", no_wrap=True)
-    if multi_out:
-        table.add_column("output", no_wrap=True)
-    for title in ("max abs err", "max rel err", "worst err/tol", "mismatches", "NaN/Inf", "atol, rtol"):
-        table.add_column(title, justify="right", no_wrap=True)
-    table.add_column("result", no_wrap=True)
-    for r in shown:
-        for i, o in enumerate(r.outputs or [None]):
-            cells = ([r.kernel if i == 0 else ""] if several else []) + \
-                    [runner.describe_case(r.case) if i == 0 else "", r.dtype if i == 0 else ""]
-            if multi_out:
-                cells.append(o.name if o else "")
-            if o is None:
-                cells += ["", "", "", "", "", ""]
-            else:
-                cells += [_num(o.max_abs), _num(o.max_rel), _ratio(o.worst), f"{o.mismatches}/{o.total}",
-                          _specials(o), f"{o.atol:.2g}, {o.rtol:.2g}"]
-            status = r.status if o is None or i == 0 else ("pass" if o.ok and not r.problems else "fail")
-            cells.append(Text(status.upper(), style=_STYLE[status]))
-            table.add_row(*cells)
-    if shown:
-        console.print(table)
-    for r in shown:
-        if r.status == "pass" and not any(o.warnings for o in r.outputs):
-            continue
-        console.print(Text(f"{r.status.upper()} {r.label}", style=_STYLE[r.status]))
-        for reason in r.reasons():
-            console.print(f"  {reason}", markup=False, soft_wrap=True)
-        for o in r.outputs:
-            for m in o.first:
-                console.print(f"    {_at(o.name, m.index)}: got {m.got:.6g}, expected {m.expected:.6g}",
-                              markup=False)
-            for w in o.warnings:
-                console.print(Text(f"  warning: {o.name}: {w}", style="yellow"), soft_wrap=True)
-        if debug and r.traceback:
-            console.print(r.traceback, markup=False, soft_wrap=True)
-    skipped = {}
-    for r in report.results:
-        if r.status == "skip":
-            skipped.setdefault(r.problems[0] if r.problems else "", []).append(r)
-    for reason, rs in skipped.items():
-        console.print(Text(f"SKIP {len(rs)} case(s): {reason}", style=_STYLE["skip"]), soft_wrap=True)
-    counts = report.counts()
-    line = ", ".join(f"{counts[s]} {w}" for s, w in (("pass", "passed"), ("fail", "failed"),
-                                                     ("error", "crashed"), ("skip", "skipped")) if s in counts)
-    console.print(Text(line, style="green" if report.ok else "bold red"))
-
-
-def _num(x) -> str:
-    if x is None:
-        return "-"
-    if x == 0:
-        return "0"
-    return f"{x:.2e}" if (abs(x) < 1e-3 or abs(x) >= 1e4) and math.isfinite(x) else f"{x:.4g}"
-
-
-def _specials(o: OutputCheck) -> str:
-    """NaN and Inf counts in the output and in the reference: 'none', or e.g. 'got 3 NaN; ref 1 Inf'."""
-    def part(nan, inf):
-        return " ".join(f"{n} {w}" for n, w in ((nan, "NaN"), (inf, "Inf")) if n)
-    got, ref = part(o.nan_got, o.inf_got), part(o.nan_expected, o.inf_expected)
-    return "; ".join(f"{who} {what}" for who, what in (("got", got), ("ref", ref)) if what) or "none"
-
-
-def _ratio(x) -> str:
-    return "-" if x is None else "inf" if math.isinf(x) else f"{x:.2f}"
-
-
-def _is_terminal() -> bool:
-    import sys
-    return sys.stdout.isatty()

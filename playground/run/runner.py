@@ -22,7 +22,6 @@ from ..core import dtypes
 from ..core.spec import KernelSpec
 from ..errors import UserError
 
-
 LAYOUT_KEYS = ("transpose", "pad", "meta")   # case keys that are not problem sizes
 
 GUARD = 4096                                  # sentinel elements before and after every tensor

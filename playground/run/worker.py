@@ -24,7 +24,6 @@ from pathlib import Path
 
 from ..errors import KernelFailure, UserError
 
-
 INTERPRETER = "interpreter"
 
 CUDA = "cuda"

@@ -6,7 +6,6 @@ import itertools
 
 from ..errors import UserError
 
-
 LAUNCH_KEYS = ("num_warps", "num_stages")
 
 

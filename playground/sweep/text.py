@@ -41,8 +41,7 @@ def _fixed(s: Sweep, target: str) -> dict:
 
 
 def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
-    from ..units import pct
-    from ..units import kib
+    from ..units import kib, pct
     keys = varying(s.configs)
     head = [_short(k) for k in keys] + ["regs", "spills", "smem", "blocks/SM", "occupancy", "limiter",
                                         "modelled", "rank", "notes"]

@@ -120,7 +120,7 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
     workers = min(jobs, len(misses))
     if misses:
         in_workers(misses, workers, finish, timeout)
-    from ..artefact.compiler import shape_warnings
+    from ..artefact.compile_warnings import shape_warnings
     result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.name for t in tgts], configs=configs,
                    rows=rows, seconds=time.perf_counter() - start, compiled=origins.count("compiled"),
                    cached=origins.count("cache"), failed=origins.count("failed") + origins.count("rejected"),

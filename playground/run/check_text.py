@@ -1,0 +1,100 @@
+"""`check`'s report on a terminal: one line per case, the mismatches of a failing one, a summary."""
+from __future__ import annotations
+
+import math
+
+from . import runner
+from .check import Report
+from .compare import OutputCheck, at
+
+_STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "skip": "yellow"}
+
+
+def render(report: Report, debug: bool = False, console=None) -> None:
+    """A table, one row per case and output; then what went wrong, case by case; then the counts.
+
+    Skipped cases get no rows: one line per reason says how many were skipped and why.
+    """
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+    console = console or Console(width=None if _is_terminal() else 160, highlight=False)
+    shown = [r for r in report.results if r.status != "skip"]
+    several = len({r.kernel for r in shown}) > 1
+    multi_out = any(len(r.outputs) > 1 for r in shown)
+    table = Table(title=f"checked against PyTorch (fp64) on {report.mode}, seed {report.seed}",
+                  title_justify="left", header_style="bold")
+    if several:
+        table.add_column("kernel", no_wrap=True)
+    table.add_column("case")
+    table.add_column("dtype", no_wrap=True)
+    if multi_out:
+        table.add_column("output", no_wrap=True)
+    for title in ("max abs err", "max rel err", "worst err/tol", "mismatches", "NaN/Inf", "atol, rtol"):
+        table.add_column(title, justify="right", no_wrap=True)
+    table.add_column("result", no_wrap=True)
+    for r in shown:
+        for i, o in enumerate(r.outputs or [None]):
+            cells = ([r.kernel if i == 0 else ""] if several else []) + \
+                    [runner.describe_case(r.case) if i == 0 else "", r.dtype if i == 0 else ""]
+            if multi_out:
+                cells.append(o.name if o else "")
+            if o is None:
+                cells += ["", "", "", "", "", ""]
+            else:
+                cells += [_num(o.max_abs), _num(o.max_rel), _ratio(o.worst), f"{o.mismatches}/{o.total}",
+                          _specials(o), f"{o.atol:.2g}, {o.rtol:.2g}"]
+            status = r.status if o is None or i == 0 else ("pass" if o.ok and not r.problems else "fail")
+            cells.append(Text(status.upper(), style=_STYLE[status]))
+            table.add_row(*cells)
+    if shown:
+        console.print(table)
+    for r in shown:
+        if r.status == "pass" and not any(o.warnings for o in r.outputs):
+            continue
+        console.print(Text(f"{r.status.upper()} {r.label}", style=_STYLE[r.status]))
+        for reason in r.reasons():
+            console.print(f"  {reason}", markup=False, soft_wrap=True)
+        for o in r.outputs:
+            for m in o.first:
+                console.print(f"    {at(o.name, m.index)}: got {m.got:.6g}, expected {m.expected:.6g}",
+                              markup=False)
+            for w in o.warnings:
+                console.print(Text(f"  warning: {o.name}: {w}", style="yellow"), soft_wrap=True)
+        if debug and r.traceback:
+            console.print(r.traceback, markup=False, soft_wrap=True)
+    skipped = {}
+    for r in report.results:
+        if r.status == "skip":
+            skipped.setdefault(r.problems[0] if r.problems else "", []).append(r)
+    for reason, rs in skipped.items():
+        console.print(Text(f"SKIP {len(rs)} case(s): {reason}", style=_STYLE["skip"]), soft_wrap=True)
+    counts = report.counts()
+    line = ", ".join(f"{counts[s]} {w}" for s, w in (("pass", "passed"), ("fail", "failed"),
+                                                     ("error", "crashed"), ("skip", "skipped")) if s in counts)
+    console.print(Text(line, style="green" if report.ok else "bold red"))
+
+
+def _num(x) -> str:
+    if x is None:
+        return "-"
+    if x == 0:
+        return "0"
+    return f"{x:.2e}" if (abs(x) < 1e-3 or abs(x) >= 1e4) and math.isfinite(x) else f"{x:.4g}"
+
+
+def _specials(o: OutputCheck) -> str:
+    """NaN and Inf counts in the output and in the reference: 'none', or e.g. 'got 3 NaN; ref 1 Inf'."""
+    def part(nan, inf):
+        return " ".join(f"{n} {w}" for n, w in ((nan, "NaN"), (inf, "Inf")) if n)
+    got, ref = part(o.nan_got, o.inf_got), part(o.nan_expected, o.inf_expected)
+    return "; ".join(f"{who} {what}" for who, what in (("got", got), ("ref", ref)) if what) or "none"
+
+
+def _ratio(x) -> str:
+    return "-" if x is None else "inf" if math.isinf(x) else f"{x:.2f}"
+
+
+def _is_terminal() -> bool:
+    import sys
+    return sys.stdout.isatty()
