@@ -12,6 +12,18 @@ def invoke(*args, **kwargs):
     return CliRunner().invoke(main, [str(a) for a in args], **kwargs)
 
 
+def run(*args, catch_exceptions: bool = True) -> tuple[int, str]:
+    """The CLI in-process: (exit status, everything it printed, stdout and stderr together)."""
+    result = invoke(*args, catch_exceptions=catch_exceptions)
+    return result.exit_code, result.output
+
+
+def outcome(*args) -> tuple[int, str, str]:
+    """The CLI in-process: (exit status, stdout, stderr) apart."""
+    result = invoke(*args)
+    return result.exit_code, result.stdout, result.stderr
+
+
 @pytest.fixture
 def cli():
     return invoke

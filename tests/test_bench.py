@@ -6,7 +6,7 @@ import struct
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from conftest import invoke
 
 import cli
 from playground.artefact import compiler
@@ -254,8 +254,6 @@ def test_plot_refuses_a_single_point_or_another_format():
 
 # ---- the CLI ---------------------------------------------------------------------------------------
 
-def invoke(*args):
-    return CliRunner().invoke(cli.main, list(args))
 
 
 @pytest.mark.parametrize("command", ["bench", "inspect"])

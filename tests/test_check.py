@@ -6,11 +6,11 @@ import re
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 torch = pytest.importorskip("torch")   # all of this runs kernels (the compile-only CI venv has no torch)
 
-import cli
+from conftest import invoke
+
 from playground.core import registry
 from playground.errors import UserError
 from playground.run import check, compare, runner, tolerances, worker
@@ -220,25 +220,23 @@ def test_bad_shapes_are_user_errors():
 
 # ---- the CLI -------------------------------------------------------------------------------------------------
 
-def _cli(*args):
-    return CliRunner().invoke(cli.main, list(args))
 
 
 def test_check_help():
-    r = _cli("check", "--help")
+    r = invoke("check", "--help")
     assert r.exit_code == 0
     assert "playground check softmax --shape M=1823,N=781 --dtype fp16" in r.output and "--interpreter" in r.output
 
 
 @cpu_only
 def test_check_passes_and_says_where_it_ran():
-    r = _cli("check", "vector_add", "--quick", "--dtype", "fp16")
+    r = invoke("check", "vector_add", "--quick", "--dtype", "fp16")
     assert r.exit_code == 0, r.output
     assert "on interpreter (CPU), seed 0" in r.output and "3 passed" in r.output and "N=1041" in r.output
 
 
 def test_check_one_shape():
-    r = _cli("check", "softmax", "--shape", "M=40,N=781", "--dtype", "fp16")
+    r = invoke("check", "softmax", "--shape", "M=40,N=781", "--dtype", "fp16")
     assert r.exit_code == 0, r.output
     assert re.search(r"M=40, N=781 .* fp16 .* 0/31240 .* PASS", r.output) and "1 passed" in r.output
 
@@ -247,27 +245,27 @@ def test_check_a_users_file(tmp_path):
     mine = tmp_path / "my_kernels.py"
     mine.write_text((BROKEN / "off_by_one_mask.py").read_text()
                     .replace("offsets <= n_elements", "offsets < n_elements").replace('"off_by_one_mask"', '"my_add"'))
-    r = _cli("check", f"{mine}:my_add")
+    r = invoke("check", f"{mine}:my_add")
     assert r.exit_code == 0, r.output
     assert "1 passed" in r.output
 
 
 def test_check_failure_exits_1_with_the_reason():
-    r = _cli("check", str(BROKEN / "writes_zeros.py"))
+    r = invoke("check", str(BROKEN / "writes_zeros.py"))
     assert r.exit_code == 1
     assert "FAIL writes_zeros [M=40, N=24, K=48] fp16" in r.output and "c: wrote only zeros" in r.output
     assert re.search(r"c\[0, 1\]: got 0, expected 5\.70\d+", r.output) and "1 failed" in r.output
 
 
 def test_check_crash_exits_1_with_file_line_and_no_traceback():
-    r = _cli("check", str(BROKEN / "crashes.py"))
+    r = invoke("check", str(BROKEN / "crashes.py"))
     assert r.exit_code == 1
     assert "tests/broken_kernels/crashes.py:16: ValueError" in r.output and "Traceback" not in r.output
-    assert "Traceback" in _cli("--debug", "check", str(BROKEN / "crashes.py")).output
+    assert "Traceback" in invoke("--debug", "check", str(BROKEN / "crashes.py")).output
 
 
 def test_check_json():
-    r = _cli("check", str(BROKEN / "off_by_one_mask.py"), "--json")
+    r = invoke("check", str(BROKEN / "off_by_one_mask.py"), "--json")
     assert r.exit_code == 1
     report = json.loads(r.output)
     assert report["ok"] is False and report["counts"] == {"fail": 1}
@@ -286,14 +284,14 @@ def test_check_json():
     (("nosuch",), "error: unknown kernel 'nosuch'"),
 ])
 def test_check_bad_input_exits_2_with_one_line(args, message):
-    r = _cli("check", *args)
+    r = invoke("check", *args)
     assert r.exit_code == 2
     assert r.output.startswith(message) and r.output.count("\n") == 1
 
 
 @cpu_only
 def test_check_bf16_on_the_interpreter_exits_2():
-    r = _cli("check", "gemm", "--dtype", "bf16")
+    r = invoke("check", "gemm", "--dtype", "bf16")
     assert r.exit_code == 2 and r.output.startswith("error: bf16 cannot be checked in Triton's interpreter")
 
 
@@ -315,12 +313,9 @@ def test_progress_is_reported_per_case():
 def test_check_without_torch_says_how_to_install_it(monkeypatch):
     import importlib.util
 
-    from click.testing import CliRunner
-
-    from cli import main
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
-    result = CliRunner().invoke(main, ["check", "vector_add", "--quick"])
+    result = invoke("check", "vector_add", "--quick")
     assert result.exit_code == 2
     assert "torch is not installed: pip install -e '.[torch]'" in result.output
     assert "Traceback" not in result.output

@@ -6,18 +6,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from conftest import run
 
-from cli import main
 from playground.core.request import Request
 
 pytestmark = pytest.mark.compile
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(*args):
-    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    return result.exit_code, result.output
 
 
 @pytest.mark.parametrize("command", [[], ["list"], ["compile"]])

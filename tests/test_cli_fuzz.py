@@ -10,11 +10,9 @@ import os
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from conftest import invoke
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from cli import main
 
 pytestmark = pytest.mark.compile
 
@@ -58,7 +56,7 @@ def test_any_options_end_cleanly(args, tmp_path_factory):
     here = os.getcwd()
     os.chdir(workdir)          # the command's own output directory: anything it writes lands here
     try:
-        result = CliRunner().invoke(main, args + ["--json"] if args[0] != "diff" else args)
+        result = invoke(*(args + ["--json"] if args[0] != "diff" else args))
     finally:
         os.chdir(here)
     assert result.exit_code in (0, 1, 2), (args, result.exit_code, result.stderr, result.exception)

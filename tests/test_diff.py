@@ -3,9 +3,8 @@ import json
 import re
 
 import pytest
-from click.testing import CliRunner
+from conftest import run
 
-from cli import main
 from playground.compare import diff
 from playground.core.request import Request
 from playground.errors import UserError
@@ -149,9 +148,6 @@ def test_two_kernel_files(tmp_path):
     assert cmp.b.compiled.spec.source_path == str(changed)
 
 
-def run(*args):
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.output
 
 
 def test_help():

@@ -2,7 +2,7 @@
 import json
 
 import pytest
-from conftest import invoke
+from conftest import outcome
 
 from playground.core import targets
 from playground.errors import UserError
@@ -14,9 +14,6 @@ pytestmark = pytest.mark.compile
 STAGES = targets.resolve("sm_90").stages
 
 
-def cli(*args):
-    r = invoke(*args)
-    return r.exit_code, r.stdout, r.stderr
 
 
 def test_parse():
@@ -51,29 +48,29 @@ def test_figures_are_the_headers_own(gemm_sm90):
 
 
 def test_compile_exits_1_when_an_expectation_fails_and_0_when_all_hold():
-    code, out, err = cli("compile", "gemm", "--target", "sm_90", "--expect", "sass:HGMMA >= 1")
+    code, out, err = outcome("compile", "gemm", "--target", "sm_90", "--expect", "sass:HGMMA >= 1")
     assert code == 0 and "// expect      sass:HGMMA >= 1: " in out and ", holds" in out
     assert "// ===== " not in out and ".version" not in out     # --expect alone: the header only
-    code, out, err = cli("compile", "gemm", "--target", "sm_80", "--expect", "sass:HGMMA >= 1")
+    code, out, err = outcome("compile", "gemm", "--target", "sm_80", "--expect", "sass:HGMMA >= 1")
     assert code == 1 and err.strip() == "error: 1 of 1 expectations do not hold: sass:HGMMA >= 1 (got 0)"
-    code, out, err = cli("compile", "gemm", "--target", "sm_80", "--expect", "sass:HMMA >= 1", "--json")
+    code, out, err = outcome("compile", "gemm", "--target", "sm_80", "--expect", "sass:HMMA >= 1", "--json")
     data = json.loads(out)
     assert code == 0 and data["expectations"][0]["holds"] is True and data["expectations"][0]["got"] > 0
 
 
 def test_a_malformed_expectation_is_bad_input_before_compiling():
-    code, out, err = cli("compile", "gemm", "--target", "gfx942", "--expect", "ptx:wgmma >= 1")
+    code, out, err = outcome("compile", "gemm", "--target", "gfx942", "--expect", "ptx:wgmma >= 1")
     assert code == 2 and err.startswith("error: --expect 'ptx:wgmma >= 1': no stage 'ptx'")
 
 
 def test_diff_exit_code_says_whether_two_variants_share_a_binary():
     # 4096 and 98432 are both divisible by 16: one specialisation, one binary. 98433 is not.
-    code, out, err = cli("diff", "vector_add", "--target", "sm_90", "--a", "N=4096", "--b", "N=98432", "--exit-code")
+    code, out, err = outcome("diff", "vector_add", "--target", "sm_90", "--a", "N=4096", "--b", "N=98432", "--exit-code")
     assert code == 0 and err == ""
-    code, out, err = cli("diff", "vector_add", "--target", "sm_90", "--a", "N=4096", "--b", "N=98433", "--exit-code")
+    code, out, err = outcome("diff", "vector_add", "--target", "sm_90", "--a", "N=4096", "--b", "N=98433", "--exit-code")
     assert code == 1 and err.startswith("error: the variants compile to different binaries (N=4096: ")
     assert len(err.strip().splitlines()) == 1
-    code, _, _ = cli("diff", "vector_add", "--target", "sm_90", "--a", "N=4096", "--b", "N=98433")
+    code, _, _ = outcome("diff", "vector_add", "--target", "sm_90", "--a", "N=4096", "--b", "N=98433")
     assert code == 0      # without --exit-code a difference is an answer, not a failure
 
 

@@ -3,9 +3,8 @@ arithmetic on a compiled kernel, and the `grid` command."""
 import json
 
 import pytest
-from click.testing import CliRunner
+from conftest import outcome
 
-from cli import main
 from playground.artefact import compiler
 from playground.core import registry
 from playground.core.spec import cdiv
@@ -118,25 +117,22 @@ def test_plan_of_a_compiled_gemm(gemm_sm90):
     assert lines[1] == "0" * 32            # the first wave takes the first groups' rows whole
 
 
-def run(*args):
-    result = CliRunner().invoke(main, ["grid", *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_help():
-    code, out, _ = run("--help")
+    code, out, _ = outcome("grid", "--help")
     assert code == 0 and "--map" in out and "--num-sms" in out
 
 
 @pytest.mark.compile
 def test_grid_command(gemm_sm90):
-    code, out, _ = run("gemm", "--shape", "M=4096,N=4096,K=4096", "--target", "sm_90")
+    code, out, _ = outcome("grid", "gemm", "--shape", "M=4096,N=4096,K=4096", "--target", "sm_90")
     assert code == 0
     assert "grid        (1024 x 1 x 1) = 1024 CTAs of 8 warps (256 threads)" in out
     assert "tiles       32 x 32, pid -> tile by gemm's tile_of" in out
     assert "first CTAs  0->(0, 0), 1->(1, 0)" in out
     assert "waves       1024 CTAs" in out
-    code, out, _ = run("gemm", "--shape", "M=4096,N=4096,K=4096", "--target", "sm_90", "--num-sms", "114", "--json")
+    code, out, _ = outcome("grid", "gemm", "--shape", "M=4096,N=4096,K=4096", "--target", "sm_90", "--num-sms", "114", "--json")
     data = json.loads(out)
     assert code == 0 and data["ctas"] == 1024 and data["occupancy"]["num_sms"] == 114
     assert data["ctas_per_wave"] == data["occupancy"]["active_blocks_per_sm"] * 114
@@ -144,5 +140,5 @@ def test_grid_command(gemm_sm90):
 
 @pytest.mark.compile
 def test_grid_map_needs_a_2d_tile_grid():
-    code, out, err = run("vector_add", "--target", "sm_90", "--map")
+    code, out, err = outcome("grid", "vector_add", "--target", "sm_90", "--map")
     assert code == 2 and len(err.strip().splitlines()) == 1 and "--map draws 2-D tile grids" in err

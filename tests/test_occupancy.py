@@ -10,9 +10,8 @@ import dataclasses
 import json
 
 import pytest
-from click.testing import CliRunner
+from conftest import invoke
 
-from cli import main
 from playground.core import devices, registry
 from playground.core.request import Request
 from playground.errors import UserError
@@ -269,8 +268,8 @@ def test_of_a_compiled_kernel_counts_the_reserved_kilobyte_once(gemm_sm90):
 
 @pytest.mark.compile
 def test_compile_header_says_it_cannot_launch():
-    result = CliRunner().invoke(main, ["compile", "gemm", "--target", "sm_89", "--meta",
-                                       "BLOCK_SIZE_M=256,BLOCK_SIZE_N=256", "--show", "ttir"])
+    result = invoke("compile", "gemm", "--target", "sm_89", "--meta",
+                                       "BLOCK_SIZE_M=256,BLOCK_SIZE_N=256", "--show", "ttir")
     assert result.exit_code == 0
     assert "// occupancy   CANNOT LAUNCH on GeForce RTX 4090 (128 SMs): needs 128 KB of shared memory per " \
            "block; sm_89 allows 99 KB (29 KB over)" in result.output
@@ -278,12 +277,12 @@ def test_compile_header_says_it_cannot_launch():
 
 @pytest.mark.compile
 def test_compile_header_and_json_show_occupancy(gemm_sm90):
-    result = CliRunner().invoke(main, ["compile", "gemm", "--target", "sm_90", "--show", "ttir"])
+    result = invoke("compile", "gemm", "--target", "sm_90", "--show", "ttir")
     assert result.exit_code == 0
     occ = occupancy.of(gemm_sm90)
     assert f"// occupancy   {occ.active_blocks_per_sm} blocks/SM x 8 warps" in result.output
     assert "// waves       1024 CTAs" in result.output
-    data = json.loads(CliRunner().invoke(main, ["compile", "gemm", "--target", "sm_90", "--json"]).output)
+    data = json.loads(invoke("compile", "gemm", "--target", "sm_90", "--json").output)
     assert data["occupancy"]["active_blocks_per_sm"] == occ.active_blocks_per_sm
     assert data["occupancy"]["launchable"] is True
 
@@ -291,7 +290,7 @@ def test_compile_header_and_json_show_occupancy(gemm_sm90):
 # ---- the command ----
 
 def run(*args):
-    result = CliRunner().invoke(main, ["occupancy", *args])
+    result = invoke("occupancy", *args)
     return result.exit_code, result.stdout, result.stderr
 
 

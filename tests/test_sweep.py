@@ -4,9 +4,8 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from conftest import invoke
 
-from cli import main
 from playground.core import registry, targets
 from playground.core.request import Request
 from playground.errors import UserError
@@ -189,7 +188,7 @@ def test_rank_by_modelled_time_per_target():
 
 
 def run(*args):
-    result = CliRunner().invoke(main, list(args))
+    result = invoke(*args)
     return result.exit_code, result.output
 
 
