@@ -289,11 +289,14 @@ def lines(report: Report) -> list[str]:
     out = [f"kernel      {report.kernel} on {report.target}: {report.config}",
            f"read        {report.code}, {mix.get('instructions', 0)} instructions "
            f"(static counts: a loop body counts once)"]
+    from ..report.report import table
+    rows = []
     for label, key in _ROWS:
         n = mix.get("spill_store", 0) + mix.get("spill_load", 0) if key == "spill" else mix.get(key, 0)
         if not n and key not in ("mma", "global_load", "global_store", "spill"):
             continue
-        out.append(f"  {label:<17}{n:>6}  {_detail(report, key)}".rstrip())
+        rows.append([label, str(n), _detail(report, key)])
+    out += ["  " + line for line in table(["", "", ""], rows, "lr")[1:]]
     p = report.pipeline
     if p.dot_in_loop:
         if p.pipelined:

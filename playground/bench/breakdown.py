@@ -100,11 +100,10 @@ def _breakdown(spec, config, reps: int) -> Breakdown:
 def breakdown_lines(b: Breakdown) -> list[str]:
     shape = ", ".join(f"{k}={v}" for k, v in b.shape.items())
     total = b.total.median_ms
-    out = [f"measured    {b.kernel} on {b.device}, {shape}, {b.dtype}: one call, median of {b.total.n}",
-           f"{'component':<22}{'time (us)':>12}{'share':>9}  how"]
-    for label, t, how in b.rows:
-        out.append(f"{label:<22}{t.median_ms * 1e3:>12.4g}{100 * t.median_ms / total:>8.1f}%  {how}")
+    from ..report.report import table
     parts = sum(t.median_ms for _, t, _ in b.rows)
-    out.append(f"{'total (end to end)':<22}{total * 1e3:>12.4g}{100.0:>8.1f}%  measured on its own; the parts "
-               f"add to {parts * 1e3:.4g} us")
-    return out
+    rows = [[label, f"{t.median_ms * 1e3:.4g}", f"{100 * t.median_ms / total:.1f}%", how] for label, t, how in b.rows]
+    rows.append(["total (end to end)", f"{total * 1e3:.4g}", "100.0%",
+                 f"measured on its own; the parts add to {parts * 1e3:.4g} us"])
+    return [f"measured    {b.kernel} on {b.device}, {shape}, {b.dtype}: one call, median of {b.total.n}",
+            *table(["component", "time (us)", "share", "how"], rows, "lrr")]
