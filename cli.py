@@ -597,11 +597,16 @@ def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps
     playground check --all --quick
     playground check ./my_kernels.py:my_kernel
     """
-    from playground.core import params
+    from playground.core import params, registry
+    from playground.errors import UserError
     from playground.run import check as correctness
     from playground.run import check_text
+    if all_kernels == bool(kernel):
+        raise UserError("name one kernel (see `playground list`) or pass --all, not both" if kernel
+                        else "name one kernel (see `playground list`) or pass --all")
+    specs = registry.load_all() if all_kernels else [registry.load(kernel)]
     with _progress(not as_json, "checking") as tick:
-        outcome = correctness.run_check(kernel, all_kernels, quick, params.parse_assignments(shape, "--shape"),
+        outcome = correctness.run_check(specs, all_kernels, quick, params.parse_assignments(shape, "--shape"),
                                        dtype, params.parse_assignments(meta, "--meta"), num_warps, num_stages, seed,
                                        interpreter, progress=tick, timeout=timeout)
     if as_json:

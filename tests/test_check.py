@@ -306,7 +306,7 @@ def test_an_error_in_the_worker_carries_its_traceback():
 
 def test_progress_is_reported_per_case():
     seen = []
-    report = check.run_check("vector_add", shape={"N": 8}, dtype="fp32", progress=lambda *a: seen.append(a[:2]))
+    report = check.run_check([registry.load("vector_add")], shape={"N": 8}, dtype="fp32", progress=lambda *a: seen.append(a[:2]))
     assert report.ok and seen == [(1, 1)]
 
 

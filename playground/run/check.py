@@ -176,23 +176,19 @@ def case_elements(spec: KernelSpec, case: dict) -> int:
     return sum(math.prod(t.dims(shape)) for t in spec.tensors.values())
 
 
-def run_check(kernel: str | None = None, all_kernels: bool = False, quick: bool = False, shape: dict | None = None,
+def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = False, shape: dict | None = None,
               dtype: str | None = None, meta: dict | None = None, num_warps: int | None = None,
               num_stages: int | None = None, seed: int = 0, interpreter: bool = False, progress=None,
               timeout: float | None = DEFAULT_CASE_SECONDS) -> Report:
-    """What `playground check` does: pick the kernels, cases and dtypes, check each, collect a report.
+    """What `playground check` does: pick the cases and dtypes of each spec, check each, collect a report.
 
-    `progress(done, total, result)`, if given, is called after each case; `timeout` is the
-    per-case limit in the interpreter, in seconds.
+    `all_kernels`: the specs are every kernel in kernels/ (`--all`), so a dtype one of them lacks
+    skips it rather than failing. `progress(done, total, result)`, if given, is called after each
+    case; `timeout` is the per-case limit in the interpreter, in seconds.
     """
-    from ..core import registry
     if timeout is not None and timeout <= 0:
         raise UserError(f"--timeout {timeout:g}: must be a positive number of seconds")
-    if all_kernels == bool(kernel):
-        raise UserError("name one kernel (see `playground list`) or pass --all, not both" if kernel
-                        else "name one kernel (see `playground list`) or pass --all")
     runner.require_torch("check")
-    specs = registry.load_all() if all_kernels else [registry.load(kernel)]
     if shape and all_kernels:
         raise UserError("--shape needs one kernel, not --all")
     plan = []
