@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 
-from .errors import KernelFailure
+from .errors import KernelFailure, UserError
 
 SPINNER_AFTER_S = 2.0     # a step that takes longer than this shows a spinner on a terminal
 
@@ -130,7 +130,6 @@ def run_blocking(step, *, timeout: float | None = None, label: str = "working", 
     caller should leave through exit_now. The step's own exception is re-raised here.
     """
     if timeout is not None and timeout <= 0:
-        from .errors import UserError
         raise UserError(f"--timeout {timeout:g}: must be a positive number of seconds")
     outcome: dict = {}
 

@@ -7,6 +7,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from . import __version__
+
 
 def package_version(name: str) -> str | None:
     try:
@@ -37,7 +39,6 @@ def ptxas_release() -> str | None:
 
 
 def report() -> str:
-    from . import __version__
     torch = torch_build()
     gpu_stack = f"CUDA {torch['cuda']}" if torch.get("cuda") else f"ROCm {torch['hip']}" if torch.get("hip") else "CPU only"
     lines = [

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from ..core.spec import AbstractTensor, KernelSpec
 from ..core.targets import Target
 from ..errors import UserError
+from . import cache
 
 if TYPE_CHECKING:      # annotations only: compiler.py imports this module
     from .compiler import Config
@@ -52,7 +53,6 @@ def specialize(spec: KernelSpec, target: Target, config: Config):
     for k in kwargs:
         if k not in option_names and k not in fn.arg_names:
             raise UserError(f"--meta {k}: not a parameter of {fn.__name__}")
-    from . import cache
     memo = None if cache.disabled() else cache.binder_key(fn, target.gpu_target(), args, kwargs)
     answer = cache.binder_lookup(memo) if memo else None
     if answer is None:

@@ -26,6 +26,8 @@ import pickle
 import sysconfig
 from pathlib import Path
 
+from ..core.spec import AbstractTensor
+
 INDEX_FILE = "playground-index.json"
 
 
@@ -95,7 +97,6 @@ _PLAIN = (bool, int, float, str, type(None))
 
 def binder_key(fn, target, args, kwargs) -> str | None:
     """A key for the binder's answer, or None when an argument is not one we can key on exactly."""
-    from ..core.spec import AbstractTensor
     seen = []
     for a in args:
         if isinstance(a, AbstractTensor):

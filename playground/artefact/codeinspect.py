@@ -14,6 +14,8 @@ import re
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
+from ..report.report import table
+
 # ---- NVIDIA SASS -------------------------------------------------------------------------------
 
 # One instruction: `/*0180*/  @!P0 LDG.E.128 R16, desc[UR4][R2.64] ;` -> opcode LDG, modifiers E.128
@@ -289,7 +291,6 @@ def lines(report: Report) -> list[str]:
     out = [f"kernel      {report.kernel} on {report.target}: {report.config}",
            f"read        {report.code}, {mix.get('instructions', 0)} instructions "
            f"(static counts: a loop body counts once)"]
-    from ..report.report import table
     rows = []
     for label, key in _ROWS:
         n = mix.get("spill_store", 0) + mix.get("spill_load", 0) if key == "spill" else mix.get(key, 0)

@@ -11,9 +11,10 @@ import re
 import warnings
 from typing import TYPE_CHECKING
 
-from ..core import dtypes
+from ..core import devices, dtypes
 from ..core.spec import KernelSpec
 from ..core.targets import Target
+from ..units import size
 
 if TYPE_CHECKING:      # annotations only: compiler.py imports this module
     from .compiler import Config
@@ -30,8 +31,6 @@ def python_warning(message: str) -> None:
 def shape_warnings(spec: KernelSpec, shape: dict, dtype: str) -> list[str]:
     """A problem larger than the memory of every GPU in the device table can still be compiled
     (the binary does not depend on it), but it cannot run anywhere: say so."""
-    from ..core import devices
-    from ..units import size
     needed = sum(math.prod(t.dims(shape)) * dtypes.size(spec.tensor_dtype(n, dtype))
                  for n, t in spec.tensors.items())
     largest = max(devices.DEVICES.values(), key=lambda d: d.memory_bytes)

@@ -26,6 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass
 
+from . import disasm
+
 
 @dataclass
 class Resources:
@@ -66,7 +68,6 @@ _RES_USAGE = re.compile(r"REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)\s+LOCAL:(\d+)")
 
 
 def _nvidia(compiled) -> Resources:
-    from . import disasm
     dump = disasm.resource_usage(compiled)
     match = _RES_USAGE.search(dump)
     if not match:

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.stages import STAGES
+
 Frame = tuple[str, int]   # (file name or path, line)
 
 
@@ -53,7 +55,6 @@ def _same_file(a: str, b: str) -> bool:
 def locate(stage: str, text: str, ptx: str | None = None) -> list[tuple[str, list[Frame]]]:
     """Each line of the stage with the Python frames it came from, read the way its language
     (stages.py) records locations."""
-    from ..core.stages import STAGES
     language = STAGES[stage].language if stage in STAGES else None
     if language == "mlir":
         return _mlir(text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..errors import UserError
+from ..report.report import table
 from . import measured, throughput
 from .timing import Timing
 
@@ -100,7 +101,6 @@ def _breakdown(spec, config, reps: int) -> Breakdown:
 def breakdown_lines(b: Breakdown) -> list[str]:
     shape = ", ".join(f"{k}={v}" for k, v in b.shape.items())
     total = b.total.median_ms
-    from ..report.report import table
     parts = sum(t.median_ms for _, t, _ in b.rows)
     rows = [[label, f"{t.median_ms * 1e3:.4g}", f"{100 * t.median_ms / total:.1f}%", how] for label, t, how in b.rows]
     rows.append(["total (end to end)", f"{total * 1e3:.4g}", "100.0%",

@@ -14,8 +14,10 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from ..core import dtypes
+from ..core import devices, dtypes
 from ..errors import KernelFailure, UserError
+from ..figures import roofline
+from ..run import compare, runner, tolerances
 from .timing import Timing, gbs, tflops
 
 SPEEDUP_GUARD = 10.0          # a Triton kernel 10x faster than PyTorch's is usually a broken comparison
@@ -124,7 +126,6 @@ def local_device(target):
     """
     from triton.runtime import driver
 
-    from ..core import devices
     table = devices.get(target.name)
     index = driver.active.get_device_interface().current_device()
     props = driver.active.utils.get_device_properties(index)
@@ -145,7 +146,6 @@ def measure(request, cuda_graph: bool = False) -> Measured:
     import torch
     import triton.testing
 
-    from ..figures import roofline
     spec, target, config = request.spec, request.target, request.config
     if spec.flops is None or spec.bytes is None:
         raise UserError(f"{spec.name}: its spec gives no FLOP or byte count, so there is no throughput to report")
@@ -199,7 +199,6 @@ def _prepare(spec, config, device: str = "cuda"):
     Tensors come from runner.allocate (seeded inputs, the same the check command uses); the launch
     is runner.run's, without its one-off timing and stray-write scan.
     """
-    from ..run import runner
     buffers = runner.allocate(spec, config.shape, {}, config.dtype, seed=0, device=device)
     views = {n: b.view for n, b in buffers.items()}
     inputs = {n: views[n] for n in spec.inputs}
@@ -223,7 +222,6 @@ def _prepare(spec, config, device: str = "cuda"):
 
 def _mismatch(spec, config, got: dict, expected: dict) -> str:
     """The check command's comparison (run/compare.py, tolerances.for_output); "" when all outputs pass."""
-    from ..run import compare, tolerances
     length = config.shape.get(spec.reduction_dim, 1) if spec.reduction_dim else 1
     problems = []
     for name in spec.outputs:

@@ -1,6 +1,9 @@
 """`bench`'s output as text and CSV: one line per figure for one shape, a table for a sweep."""
 from __future__ import annotations
 
+from ..figures import roofline
+from ..figures.roofline import MEASURE_HINT
+from ..report.report import table
 from .measured import Measured
 from .throughput import BenchResult
 from .timing import gbs, tflops
@@ -8,7 +11,6 @@ from .timing import gbs, tflops
 
 def lines(result: BenchResult) -> list[str]:
     """One point in detail, or a sweep as a table."""
-    from ..figures import roofline
     if result.sweep_dim:
         return table_lines(result)
     p = result.points[0]
@@ -77,13 +79,11 @@ def table_lines(result: BenchResult) -> list[str]:
     dim = result.sweep_dim
     head = (f"{result.kind}    {result.kernel} on {result.target} ({result.device}), sweep over {dim}"
             + (f"; {result.reason}" if result.reason else ""))
-    from ..report.report import table
     out = [head]
     if result.kind == "modelled":
         body = [[str(r[dim]), f"{r['time_us']:.4g}", f"{r['tflops']:.4g}", f"{r['gbs']:.4g}",
                  f"{r['percent_of_peak']:.1f}", r["bound"], str(r["waves"] or "-")] for r in rows(result)]
         out += table([dim, "time (us)", "TFLOP/s", "GB/s", "% peak", "bound", "waves"], body, "r" * 7)
-        from ..figures.roofline import MEASURE_HINT
         out.append(f"modelled: every row is a roofline with wave quantisation; {MEASURE_HINT}")
         return out
     body = []

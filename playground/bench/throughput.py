@@ -5,7 +5,11 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 
+from ..core import devices, targets
+from ..core.params import doubling
 from ..errors import UserError
+from ..figures import roofline
+from ..figures.roofline import MEASURE_HINT
 from .measured import measure
 
 
@@ -23,7 +27,6 @@ class BenchResult:
         d = {"kind": self.kind, "kernel": self.kernel, "target": self.target, "device": self.device,
              "sweep": self.sweep_dim, "reason": self.reason, "points": [p.as_dict() for p in self.points]}
         if self.kind == "modelled":
-            from ..figures.roofline import MEASURE_HINT
             d["how_to_measure"] = MEASURE_HINT
         return d
 
@@ -31,7 +34,6 @@ class BenchResult:
 def parse_sweep(text: str, spec) -> tuple[str, list[int]]:
     """`N=256..32768` -> ("N", [256, 512, ..., 32768]): doubling from LO up to HI, the range grammar
     `sweep -m` uses too (params.doubling). `N=100,1000,4096` lists the values instead."""
-    from ..core.params import doubling
     dim, eq, values = text.partition("=")
     dim = dim.strip()
     if not eq or not dim or not values.strip():
@@ -51,7 +53,6 @@ def parse_sweep(text: str, spec) -> tuple[str, list[int]]:
 
 def measurable(target) -> str:
     """Why this target cannot be measured here, or "" when it can."""
-    from ..core import targets
     native = targets.native()
     if native is None:
         return "no GPU on this machine"
@@ -70,7 +71,6 @@ def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: in
         progress: bool = False) -> BenchResult:
     """Measure a request's kernel against PyTorch on the local GPU, or model it for its target: one
     shape, or a sweep of one dimension (`N=1024..65536`) over the request's shape."""
-    from ..core import devices
     spec, tgt = request.spec, request.target
     dim, values = parse_sweep(sweep, spec) if sweep else (None, [None])
     reason = measurable(tgt)
@@ -84,7 +84,6 @@ def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: in
         for value in values:
             point = request.changed(shape={dim: value}) if dim else request
             if reason:
-                from ..figures import roofline
                 points.append(roofline.model(point.compile(), device))
             else:
                 points.append(measure(point, cuda_graph=cuda_graph))

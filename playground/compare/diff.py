@@ -20,9 +20,14 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from ..artefact import codeinspect
+from ..core import params, registry
 from ..core.params import split_items
 from ..core.stages import STAGES, default_for, is_binary
 from ..errors import UserError
+from ..figures import occupancy
+from ..report.render import highlight
+from ..report.report import paint, table
 from ..units import kib, pct
 
 # Keys a variant may set besides meta-parameters and problem dimensions.
@@ -31,7 +36,6 @@ VARIANT_KEYS = ("kernel", "target", "num_warps", "num_stages", "dtype")
 
 def parse_variant(text: str, base, flag: str = "--a"):
     """`target=sm_80,num_warps=8,BLOCK_SIZE_M=64` on top of the base Request -> (Request, the text, tidied)."""
-    from ..core import params, registry
     given: dict = {}
     for item in params.split_items(text):
         key, eq, value = item.partition("=")
@@ -224,7 +228,6 @@ def figures(c, stage: str | None = None) -> tuple[dict, dict]:
 
 
 def _occupancy(c):
-    from ..figures import occupancy
     try:
         return occupancy.of(c)
     except UserError:      # a GPU with no device table (an unlisted native one): no occupancy rows
@@ -232,7 +235,6 @@ def _occupancy(c):
 
 
 def _instruction_mix(c) -> dict:
-    from ..artefact import codeinspect
     return codeinspect.instruction_mix(c)
 
 
@@ -263,8 +265,6 @@ def delta_line(cmp: Comparison) -> str:
 
 def format_text(cmp: Comparison, color: bool = False) -> str:
     """Deltas on top, the figures side by side, then the stage diff."""
-    from ..report.render import highlight
-    from ..report.report import paint, table
     a, b = cmp.a, cmp.b
     out = table(["", "", ""], [[paint(letter, "bold", color), side.label, _where(side)]
                                for letter, side in (("a", a), ("b", b))])[1:]

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..artefact import compiler
+from ..artefact.compile_warnings import shape_warnings
 from ..artefact.compiler import Compiled, Config
+from . import params, registry, targets
 from .spec import KernelSpec
 from .targets import Target
 
@@ -37,8 +40,6 @@ class Request:
         Raises UserError for anything the user got wrong: an unknown kernel or target, a bad
         override, a config the kernel's own constraints reject.
         """
-        from ..artefact import compiler
-        from . import registry, targets
         spec = kernel if isinstance(kernel, KernelSpec) else registry.load(kernel)
         tgt = target if isinstance(target, Target) else targets.resolve(target)
         overrides = {k: v for k, v in zip(OVERRIDES, (meta, num_warps, num_stages, shape, dtype)) if v is not None}
@@ -49,7 +50,6 @@ class Request:
     def from_options(cls, kernel: str, target: str | None, meta=(), num_warps: int | None = None,
                      num_stages: int | None = None, shape=(), dtype: str | None = None) -> Request:
         """From a command line's strings: repeated `--meta K=V,...` and `--shape D=N,...` items."""
-        from . import params
         return cls.of(kernel, target, params.parse_assignments(meta, "--meta") or None, num_warps, num_stages,
                       params.parse_assignments(shape, "--shape") or None, dtype)
 
@@ -70,22 +70,18 @@ class Request:
 
     def compile(self, warn=None) -> Compiled:
         """Compile as Triton's JIT would for this launch, through Triton's cache (compiler.build)."""
-        from ..artefact import compiler
         return compiler.build(self, warn=warn)
 
     def cached_hash(self) -> str | None:
         """The kernel's hash when Triton's cache already holds this compile, without compiling; else None."""
-        from ..artefact import compiler
         return compiler.cached_hash(self)
 
     def shape_warnings(self) -> list[str]:
         """What the problem size says before any compile: tensors no GPU could hold."""
-        from ..artefact.compile_warnings import shape_warnings
         return shape_warnings(self.spec, self.config.shape, self.config.dtype)
 
     def ref(self) -> dict:
         """A plain description (strings and numbers) another process rebuilds this request from."""
-        from . import registry
         return {"kernel": registry.ref(self.spec), "target": self.target.name, **self.overrides}
 
     @classmethod

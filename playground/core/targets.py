@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from ..errors import UserError
 from .devices import DEVICES
+from .stages import for_backend
 
 DEFAULT = "sm_90"   # what `compile` targets on a machine with no GPU
 
@@ -24,7 +25,6 @@ class Target:
     @property
     def stages(self) -> tuple[str, ...]:
         """The stages this target's compile produces, in pipeline order (stages.py)."""
-        from .stages import for_backend
         return for_backend(self.backend)
 
     def gpu_target(self):

@@ -14,7 +14,10 @@ import operator
 import re
 from dataclasses import asdict, dataclass
 
+from ..core.stages import textual
 from ..errors import UserError
+from ..units import pct
+from . import occupancy
 
 _OPS = {"<=": operator.le, ">=": operator.ge, "==": operator.eq, "!=": operator.ne, "<": operator.lt,
         ">": operator.gt}
@@ -42,7 +45,6 @@ class Outcome:
     def shown(self) -> str:
         """The value as the header prints it: occupancy as a percentage, counts as integers."""
         if self.figure in _FRACTIONS:
-            from ..units import pct
             return pct(self.got)
         return str(int(self.got)) if float(self.got).is_integer() else f"{self.got:.4g}"
 
@@ -87,7 +89,6 @@ def figure(c, name: str) -> float:
         return r.spill_store_bytes + r.spill_load_bytes
     if name == "shared":
         return r.shared_total
-    from . import occupancy
     occ = occupancy.of(c)
     if name in ("waves", "last_wave") and occ.waves is None:
         raise UserError(f"--expect {name}: the spec's grid gives no CTA count at this shape")
@@ -97,7 +98,6 @@ def figure(c, name: str) -> float:
 
 def check(c, texts) -> list[Outcome]:
     """Every expectation, evaluated on the compiled kernel."""
-    from ..core.stages import textual
     stages = tuple(textual(c.target.stages))
     outcomes = []
     for e in (parse(t, stages) for t in texts):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..core.spec import cdiv
 from ..errors import UserError
+from ..report.report import table
 from ..units import kib, pct
 from .occupancy import Occupancy, of, round_up, unit_names
 
@@ -83,7 +84,6 @@ def table_lines(occ: Occupancy) -> list[str]:
             ("blocks", f"1 {block} of {occ.warps_per_block} waves",
              f"{d.max_workgroups_per_cu} {block}s" if occ.warps_per_block > 1 else "wave slots only"),
         ]
-    from ..report.report import table
     head = ["limit", f"one {block} needs", f"one {sm} has", f"{block}s/{sm}"]
     return table(head, [[_ROW_NAMES[d.is_nvidia][k], need, has, by[k]] for k, need, has in rows])
 

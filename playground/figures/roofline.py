@@ -26,7 +26,11 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 
-from ..core import dtypes
+from ..artefact import codeinspect
+from ..core import devices, dtypes
+from ..errors import UserError
+from .launch import ctas
+from .occupancy_text import waves_phrase
 
 # devices.py keys fp8 peaks as "fp8"; the spec names the two fp8 formats.
 
@@ -153,7 +157,6 @@ def matrix_precision(compiled) -> str | None:
     if compiled.target.is_nvidia:
         opcodes = _PTX_MMA.findall(compiled.stage("ptx"))
     else:
-        from ..artefact import codeinspect
         report = codeinspect.read(compiled)
         opcodes = list(report.mma_opcodes) if report.mix.get("mma") else []
     if not opcodes:
@@ -165,7 +168,6 @@ def matrix_precision(compiled) -> str | None:
 
 
 def ctas_of(compiled) -> int:
-    from .launch import ctas
     return ctas(compiled)
 
 
@@ -186,11 +188,9 @@ def active_blocks(compiled) -> tuple[int | None, str]:
 
 
 def model(compiled, device=None) -> Model:
-    from ..core import devices
     device = device or devices.get(compiled.target.name)
     spec, cfg = compiled.spec, compiled.config
     if spec.flops is None or spec.bytes is None:
-        from ..errors import UserError
         raise UserError(f"{spec.name}: its spec gives no FLOP or byte count, so there is nothing to model")
     flops, nbytes = spec.flops(cfg.shape), spec.bytes(cfg.shape, dtypes.size(cfg.dtype))
     peak, roof = peak_for(device, matrix_precision(compiled))
@@ -233,7 +233,6 @@ def lines(m: Model, reason: str = "") -> list[str]:
                      f"memory {_us(e.memory_seconds)})"),
     ]
     if e.waves:
-        from .occupancy_text import waves_phrase
         busy = ("bandwidth: a partial wave draws on as many SMs as it has CTAs" if e.bound == "memory"
                 else "compute: a partial wave's empty slots idle")
         rows.append(("waves", f"{waves_phrase(e.ctas, m.active_blocks_per_sm, m.num_sms)}; the model keeps "

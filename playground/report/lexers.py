@@ -8,6 +8,8 @@ from pygments.filter import simplefilter
 from pygments.lexer import RegexLexer, bygroups, words
 from pygments.token import Comment, Error, Keyword, Name, Number, Operator, Punctuation, String, Text, Whitespace
 
+from ..core.stages import STAGES
+
 
 class MlirLexer(RegexLexer):
     """MLIR as Triton prints it: `%x = tt.load %p, %m : tensor<128xf32, #blocked> loc(#loc3)`."""
@@ -99,7 +101,6 @@ def lexer_for(stage: str):
     """The lexer for a stage's language (stages.py), or None for binary stages."""
     from pygments.lexers import LlvmLexer, PtxLexer, PythonLexer
 
-    from ..core.stages import STAGES
     language = STAGES[stage].language if stage in STAGES else None
     lexer = {"python": PythonLexer, "mlir": MlirLexer, "llvm": LlvmLexer, "ptx": PtxLexer, "sass": SassLexer,
              "amdgcn": AmdgcnLexer}.get(language)

@@ -8,10 +8,13 @@ import os
 import sys
 from pathlib import Path
 
+from ..artefact import disasm, sourcemap
 from ..artefact.compiler import Compiled
 from ..core import stages as stage_table
 from ..errors import UserError
 from ..units import kib
+from .lexers import lexer_for
+from .report import paint
 
 
 def use_color(no_color: bool = False, stream=None) -> bool:
@@ -27,7 +30,6 @@ def highlight(text: str, stage: str, color: bool) -> str:
     from pygments import highlight as pyg_highlight
     from pygments.formatters import TerminalFormatter
 
-    from .lexers import lexer_for
     lexer = lexer_for(stage)
     return pyg_highlight(text, lexer, TerminalFormatter()) if lexer else text
 
@@ -101,13 +103,11 @@ def stage_text(c: Compiled, stage: str) -> str:
 
 def interleaved_text(c: Compiled, stage: str, color: bool = False) -> str:
     """Each Python line of the kernel, then the stage's lines generated from it."""
-    from ..artefact import disasm, sourcemap
     mappable = [s for s in stage_table.textual(c.target.stages) if stage_table.STAGES[s].language != "python"]
     if stage not in mappable:
         raise UserError(f"--interleave maps a compiled stage to the Python source; pick one of {', '.join(mappable)}")
     text = disasm.sass_with_line_info(c) if stage == "sass" else c.stage(stage)
     file, first, last = sourcemap.kernel_lines(c.spec.kernel)
-    from .report import paint
     out = []
     ptx = c.stage("ptx") if stage == "sass" else None
     for group in sourcemap.interleave(stage, text, file, first, last, ptx):

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass, field
 
+from ..core.registry import load, ref
+from ..core.request import Request
 from ..core.spec import KernelSpec
 from ..errors import UserError
 from . import runner, tolerances, worker
@@ -98,8 +100,6 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
 
     A case still running in the interpreter after `time_limit` seconds is stopped and fails alone.
     """
-    from ..core.registry import ref
-    from ..core.request import Request
     sizes, layout = runner.split_case(case)
     merged_meta = {**layout.get("meta", {}), **(meta or {})}
     # The config a launch of this case uses (spec.constraints checked); the kernel runs through its own JIT.
@@ -121,7 +121,6 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
 
 def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: str) -> CaseResult:
     """Where kernels run: launch once, compare each output. Crashes become an "error" result."""
-    from ..core.registry import load
     spec = load(ref)
     _, layout = runner.split_case(case)
     common = dict(kernel=spec.name, case=case, dtype=config.dtype, mode=mode_label, config=config.describe())

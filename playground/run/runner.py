@@ -21,6 +21,7 @@ from pathlib import Path
 from ..core import dtypes
 from ..core.spec import KernelSpec
 from ..errors import UserError
+from ..units import size
 
 LAYOUT_KEYS = ("transpose", "pad", "meta")   # case keys that are not problem sizes
 
@@ -98,7 +99,6 @@ def available_memory(device: str) -> int:
 
 def require_memory(spec: KernelSpec, shape: dict, layout: dict, dtype: str, device: str) -> None:
     """Refuse, in one line, a case that cannot fit, before allocating anything."""
-    from ..units import size
     needed, free = case_bytes(spec, shape, layout, dtype), available_memory(device)
     if needed > free:
         where = "free on the GPU" if device == "cuda" else "available on this machine"

@@ -22,7 +22,9 @@ import sys
 import traceback
 from pathlib import Path
 
+from ..core.targets import has_gpu
 from ..errors import KernelFailure, UserError
+from ..lifecycle import die_with_parent
 
 INTERPRETER = "interpreter"
 
@@ -35,7 +37,6 @@ def mode(force_interpreter: bool = False) -> str:
     """CUDA when a GPU is usable (torch sees one), the interpreter otherwise."""
     if force_interpreter or interpreting_here():
         return INTERPRETER
-    from ..core.targets import has_gpu
     if not has_gpu():            # no device node: decide without importing torch
         return INTERPRETER
     import torch
@@ -157,7 +158,6 @@ def _stop_worker():
 
 def serve():
     """The worker's loop: answer (function, kwargs) pickles until stdin closes."""
-    from ..lifecycle import die_with_parent
     die_with_parent()
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)          # anything the kernel prints goes to stderr, not into the pickles

@@ -13,6 +13,7 @@ import os
 from concurrent.futures import FIRST_COMPLETED, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 
+from ..lifecycle import die_with_parent
 from . import rows
 
 
@@ -26,7 +27,6 @@ def cpus() -> int:
 
 def _warm_worker() -> None:
     """In each worker, once: die with the parent, and import the compile path before the first config."""
-    from ..lifecycle import die_with_parent
     die_with_parent()
     import triton.compiler  # noqa: F401
 

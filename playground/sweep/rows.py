@@ -11,7 +11,9 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+from ..core import devices
 from ..errors import KernelFailure, UserError
+from ..figures import occupancy, roofline
 
 
 def row(request, config: dict, num_sms: int | None = None) -> dict:
@@ -93,7 +95,6 @@ def figures(c, num_sms: int | None = None) -> dict:
 
 
 def _occupancy(c, num_sms) -> dict:
-    from ..figures import occupancy
     try:
         o = occupancy.of(c, num_sms=num_sms)
     except UserError as e:   # a GPU with no device table (an unlisted native one): figures stay, occupancy unknown
@@ -106,8 +107,6 @@ def _occupancy(c, num_sms) -> dict:
 
 def _model(c, num_sms) -> dict:
     """The roofline's time at the sweep's shape (wave quantisation included), or None when not modelled."""
-    from ..core import devices
-    from ..figures import roofline
     if c.spec.flops is None or c.spec.bytes is None:
         return {"modelled_seconds": None, "bound": None}     # the spec gives nothing to model
     try:

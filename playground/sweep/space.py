@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+from ..core import params
+from ..core.request import Request
 from ..errors import UserError
 
 LAUNCH_KEYS = ("num_warps", "num_stages")
@@ -15,7 +17,6 @@ def parse_ranges(items: list[str] | tuple[str, ...] | str | None) -> dict[str, l
     Each item is NAME=V1,V2,... ; several may share one string, separated by spaces or ';'.
     `A..B` doubles from A up to B (params.doubling): `BLOCK_SIZE_K=32..128` is 32, 64, 128.
     """
-    from ..core import params
     if isinstance(items, str):
         items = [items]
     ranges: dict[str, list] = {}
@@ -62,6 +63,5 @@ def split(config: dict) -> tuple[dict, int | None, int | None]:
 
 def request_for(spec, target, config: dict, shape: dict | None = None, dtype: str | None = None):
     """The Request one config of the space compiles (UserError for a config that is not valid input)."""
-    from ..core.request import Request
     meta, warps, stages = split(config)
     return Request.of(spec, target, meta or None, warps, stages, shape or None, dtype)

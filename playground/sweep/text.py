@@ -5,6 +5,7 @@ import csv
 import io
 
 from ..report.report import table
+from ..units import kib, pct
 from .space import LAUNCH_KEYS
 from .triage import Sweep
 
@@ -41,7 +42,6 @@ def _fixed(s: Sweep, target: str) -> dict:
 
 
 def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
-    from ..units import kib, pct
     keys = varying(s.configs)
     head = [_short(k) for k in keys] + ["regs", "spills", "smem", "blocks/SM", "occupancy", "limiter",
                                         "modelled", "rank", "notes"]

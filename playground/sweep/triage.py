@@ -12,6 +12,8 @@ import itertools
 import time
 from dataclasses import dataclass, field
 
+from ..artefact.compile_warnings import shape_warnings
+from ..core import devices, params
 from ..errors import UserError
 from .pool import cpus, in_workers
 from .rows import failure, figures_key, one_line, row, stored_figures
@@ -61,7 +63,6 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
     `on_row(done, total, row)` is called once with (0, total, None), then as each row is ready
     (for a progress bar).
     """
-    from ..core import params
     start = time.perf_counter()
     tgts = list(targets)
     if not tgts:
@@ -69,7 +70,6 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
     if len({t.name for t in tgts}) != len(tgts):
         raise UserError("--target: a target is named twice")
     if num_sms is not None:   # a bad --num-sms is the user's error, not every row's
-        from ..core import devices
         for t in tgts:
             devices.with_num_sms(devices.get(t.name), num_sms)
     jobs = jobs if jobs is not None else cpus()
@@ -120,7 +120,6 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
     workers = min(jobs, len(misses))
     if misses:
         in_workers(misses, workers, finish, timeout)
-    from ..artefact.compile_warnings import shape_warnings
     result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.name for t in tgts], configs=configs,
                    rows=rows, seconds=time.perf_counter() - start, compiled=origins.count("compiled"),
                    cached=origins.count("cache"), failed=origins.count("failed") + origins.count("rejected"),
