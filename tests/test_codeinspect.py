@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from playground.artefact import codeinspect
+from playground.artefact import codeinspect, instruction_mix
 from playground.core import registry
 from playground.core.request import Request
 
@@ -44,7 +44,7 @@ SASS = """
 
 
 def test_sass_mix_counts_each_category_and_width():
-    mix, mma, conversions = codeinspect._sass_mix(SASS)
+    mix, mma, conversions = instruction_mix.sass_mix(SASS)
     assert mix["instructions"] == 17
     assert (mix["global_load"], mix["global_load.128"], mix["global_load.32"], mix["global_load.16"]) == (3, 1, 1, 1)
     assert (mix["global_store"], mix["global_store.64"]) == (1, 1)
@@ -76,7 +76,7 @@ amdhsa.target:   amdgcn-amd-amdhsa--gfx942
 
 
 def test_amdgcn_mix_counts_each_category_and_width():
-    mix, mma, conversions = codeinspect._gcn_mix(AMDGCN)
+    mix, mma, conversions = instruction_mix.gcn_mix(AMDGCN)
     assert mix["instructions"] == 11                                 # the scalar argument load counts, unsorted
     assert (mix["global_load"], mix["global_load.128"], mix["global_load.32"]) == (2, 1, 1)
     assert (mix["async_copy"], mix["async_copy.32"]) == (1, 1)      # `... lds`: straight into LDS
