@@ -9,20 +9,11 @@ replaces the worker.
 from __future__ import annotations
 
 import contextlib
-import os
 from concurrent.futures import FIRST_COMPLETED, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from ..lifecycle import die_with_parent
 from . import rows
-
-
-def cpus() -> int:
-    """The CPUs this process may run on (a container's share, not the host's count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:      # not on Linux
-        return os.cpu_count() or 1
 
 
 def _warm_worker() -> None:

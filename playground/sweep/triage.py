@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from ..artefact.compile_warnings import shape_warnings
 from ..core import devices, params
 from ..errors import UserError
-from .pool import cpus, in_workers
 from .rows import failure, figures_key, one_line, row, stored_figures
 from .space import request_for, space
 
@@ -72,7 +71,7 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
     if num_sms is not None:   # a bad --num-sms is the user's error, not every row's
         for t in tgts:
             devices.with_num_sms(devices.get(t.name), num_sms)
-    jobs = jobs if jobs is not None else cpus()
+    jobs = jobs if jobs is not None else _cpus()
     if jobs < 1:
         raise UserError(f"--jobs {jobs}: must be at least 1")
     if timeout is not None and timeout <= 0:
@@ -119,6 +118,7 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
 
     workers = min(jobs, len(misses))
     if misses:
+        from .pool import in_workers  # the process pool's imports, only when something must compile
         in_workers(misses, workers, finish, timeout)
     result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.name for t in tgts], configs=configs,
                    rows=rows, seconds=time.perf_counter() - start, compiled=origins.count("compiled"),
@@ -156,3 +156,12 @@ def flags(r: dict) -> list[str]:
     if r.get("spill_store_bytes") or r.get("spill_load_bytes"):
         out.append("spills")
     return out
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on (a container's share, not the host's count)."""
+    import os
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:      # not on Linux
+        return os.cpu_count() or 1
