@@ -134,12 +134,6 @@ def kernel_options(f):
     return f
 
 
-def _request(kernel, target, meta, num_warps, num_stages, shape, dtype):
-    """The command line's kernel options as a Request (playground/core/request.py)."""
-    from playground.core.request import Request
-    return Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
-
-
 def _compile(request, timeout=None):
     """Compile a request with a spinner, Ctrl-C and --timeout working; warnings as one line each."""
     for message in request.shape_warnings():
@@ -148,7 +142,9 @@ def _compile(request, timeout=None):
 
 
 def load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout=None):
-    return _compile(_request(kernel, target, meta, num_warps, num_stages, shape, dtype), timeout)
+    """The command line's kernel options as a Request (playground/core/request.py), compiled."""
+    from playground.core.request import Request
+    return _compile(Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype), timeout)
 
 
 def _warn(message: str) -> None:
@@ -243,9 +239,10 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     playground compile gemm --target sm_90 --expect 'sass:HGMMA >= 4' --expect 'spills == 0'
     """
     from playground.core import stages as stage_table
+    from playground.core.request import Request
     from playground.errors import KernelFailure
     from playground.figures import expectations
-    request = _request(kernel, target, meta, num_warps, num_stages, shape, dtype)
+    request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
     tgt = request.target
     header_only = bool(expect) and show is None
     show = show or stage_table.default_for(tgt.backend)

@@ -17,9 +17,7 @@ from ..report.report import table
 from .instruction_mix import gcn_mix, sass_mix
 
 _ALLOC = re.compile(r"(?:ttg\.local_alloc|ttg\.global_scratch_alloc)\s*:\s*\(\)\s*->\s*!ttg\.memdesc<([0-9x]+)x([a-z][a-z0-9]*)")
-
 _DOT_OPS = ("tt.dot ", "tt.dot_scaled ", "ttng.warp_group_dot ", "ttng.tc_gen5_mma ", "ttng.tc_gen5_mma_scaled ")
-
 # Triton 3.9 names its AMD dialect `amdg`; earlier releases `amdgpu`.
 _ASYNC_OPS = {"ttg.async_copy_global_to_local": "cp.async", "ttng.async_tma_copy_global_to_local": "TMA",
               **{f"{d}.{op}": "direct-to-LDS" for d in ("amdg", "amdgpu")

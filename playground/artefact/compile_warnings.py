@@ -44,7 +44,6 @@ def shape_warnings(spec: KernelSpec, shape: dict, dtype: str) -> list[str]:
 # per lane on CDNA (gfx90a+), against 255 x 4 on NVIDIA. A single tensor value larger than this per
 # thread spills on every GPU, and compiling it (LLVM, then ptxas) can take many minutes.
 MAX_REGISTER_BYTES_PER_THREAD = 512 * 4
-
 _TENSOR_TYPE = re.compile(r"tensor<((?:\d+x)+)(!tt\.ptr<\w+>|[a-z]+\d*)")
 
 

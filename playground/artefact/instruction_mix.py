@@ -13,12 +13,9 @@ from collections import Counter
 
 # One instruction: `/*0180*/  @!P0 LDG.E.128 R16, desc[UR4][R2.64] ;` -> opcode LDG, modifiers E.128
 _SASS_LINE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P(?:T|\d+)\s+)?([A-Z][A-Z0-9_]*)((?:\.[A-Za-z0-9_]+)*)")
-
 # Access widths in SASS modifiers: a bare bit count, or a signed/unsigned sub-word type. No modifier: 32 bits.
 _SASS_WIDTH = {"U8": 8, "S8": 8, "U16": 16, "S16": 16, "8": 8, "16": 16, "32": 32, "64": 64, "128": 128, "256": 256}
-
 _SASS_CONVERSIONS = {"F2F", "F2FP", "F2I", "I2F", "I2FP", "F2IP", "I2I", "I2IP", "FRND"}
-
 # TMA (cp.async.bulk.tensor) and bulk copies: sm_90+.
 _SASS_TMA = {"UTMALDG", "UTMASTG", "UTMAREDG", "UBLKCP", "UBLKRED"}
 
@@ -89,7 +86,6 @@ def _widths(mix: Counter, kind: str, bits: int) -> None:
 # An instruction line starts with a lower-case mnemonic followed by a blank or the end; directives
 # start with '.', labels end with ':', the trailing metadata is YAML.
 _GCN_LINE = re.compile(r"^\s+([a-z][a-z0-9_]*)(?=\s|$)(.*)$")
-
 _GCN_WIDTH = {"ubyte": 8, "sbyte": 8, "u8": 8, "i8": 8, "b8": 8, "ushort": 16, "sshort": 16, "short": 16,
               "u16": 16, "i16": 16, "b16": 16, "dword": 32, "b32": 32, "dwordx2": 64, "b64": 64,
               "dwordx3": 96, "b96": 96, "dwordx4": 128, "b128": 128}

@@ -39,15 +39,10 @@ def locate(stage: str, text: str, ptx: str | None = None) -> list[tuple[str, lis
 
 
 _MLIR_DEF = re.compile(r"^(#loc\d*) = loc\((.*)\)\s*$")
-
 _MLIR_USE = re.compile(r"\s*loc\((#loc\d*)\)\s*$")
-
 _MLIR_FILE = re.compile(r'^"([^"]+)":(\d+):(\d+)')
-
 _MLIR_CALLSITE = re.compile(r"^callsite\((#loc\d*) at (#loc\d*)\)$")
-
 _MLIR_NAMED = re.compile(r'^"[^"]*"\((#loc\d*)\)$')
-
 _MLIR_INLINE_FILE = re.compile(r'loc\("([^"]+)":(\d+):(\d+)\)\s*$')
 
 
@@ -91,7 +86,6 @@ def _mlir(text: str):
 
 
 _LL_META = re.compile(r"^!(\d+) = (?:distinct )?!(\w+)\((.*)\)\s*$")
-
 _LL_DBG = re.compile(r",?\s*!dbg !(\d+)")
 
 
@@ -135,7 +129,6 @@ def _llvm(text: str):
 
 
 _PTX_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]+)"')
-
 _PTX_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+(?:.*inlined_at\s+(\d+)\s+(\d+)\s+\d+)?")
 
 
@@ -203,7 +196,6 @@ def _is_instruction(line: str) -> bool:
 
 
 _SASS_INFO = re.compile(r'//## File "([^"]+)", line (\d+)(?: inlined at "([^"]+)", line (\d+))?')
-
 PTX_IN_CUBIN = ".nv_debug_ptx_txt"
 
 
@@ -239,7 +231,6 @@ def _sass(text: str, ptx: str | None = None):
 
 
 _GCN_FILE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]+)")?')
-
 _GCN_LOC = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+\d+")
 
 

@@ -21,9 +21,7 @@ from ..run import compare, runner, tolerances
 from .timing import Timing, gbs, tflops
 
 SPEEDUP_GUARD = 10.0          # a Triton kernel 10x faster than PyTorch's is usually a broken comparison
-
 LAUNCH_GUARD = 2.0            # a kernel under twice an empty launch is mostly launch
-
 NOISE_SPREADS = 3.0           # "within noise": the gap to an empty launch is under 3 x the spread (q80 - q20)
 
 

@@ -44,7 +44,6 @@ from ..errors import UserError
 from ..units import kib, kib_exact, pct
 
 LIMITERS = ("warps", "registers", "shared_memory", "blocks")
-
 _NO_LIMIT = 1 << 30      # a resource the block does not use never limits (cuda_occupancy.h uses INT_MAX)
 
 

@@ -3,7 +3,7 @@
 `check_case` is the one function the CLI (`playground check`) and the tests both call. It
 validates the case here (sizes, dtype, meta, the kernel's constraints: bad input raises UserError
 before anything runs), then runs the kernel where it can run (a GPU here, or the interpreter
-worker, see runner.py) and compares there, so only small plain-data results travel back.
+worker, see worker.py) and compares there, so only small plain-data results travel back.
 
 The reference runs on fp64 copies of the very inputs the kernel saw. Each output is compared
 element by element with the tolerance from tolerances.py; the result says how far off it was,
@@ -22,11 +22,9 @@ from . import runner, tolerances, worker
 from .compare import OutputCheck, at, compare
 
 DEFAULT_CASE_SECONDS = 600.0          # per case in the interpreter: generous, but not forever
-
 # The most elements (all tensors together) a case the user did not ask for may have: 4M elements
 # is about a second of interpreted elementwise work, and a 1024^2 GEMM's operands.
 FALLBACK_MAX_ELEMENTS = 4 * 1024 * 1024
-
 # Triton's interpreter keeps bf16 as raw uint16 bits and does arithmetic on the bits (loads,
 # stores and casts are right; add, dot, sum are not). Its maintainers call bf16 unsupported there.
 BF16_NOTE = ("bf16 cannot be checked in Triton's interpreter: it computes on bf16's raw bits "

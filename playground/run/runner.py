@@ -24,7 +24,6 @@ from ..errors import UserError
 from ..units import size
 
 LAYOUT_KEYS = ("transpose", "pad", "meta")   # case keys that are not problem sizes
-
 GUARD = 4096                                  # sentinel elements before and after every tensor
 
 

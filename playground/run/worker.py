@@ -27,9 +27,7 @@ from ..errors import KernelFailure, UserError
 from ..lifecycle import die_with_parent
 
 INTERPRETER = "interpreter"
-
 CUDA = "cuda"
-
 _PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
