@@ -377,8 +377,10 @@ def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as
     from playground.sweep import text as sweep_text
     if as_json and as_csv:
         raise UserError("--json and --csv: pick one")
-    spec = registry.load(kernel)
+    if target in (None, "native"):
+        target = registry.trace_target(kernel) or "native"     # a captured launch: its own target
     tgts = [targets.resolve(t.strip()) for t in target.split(",") if t.strip()]
+    spec = registry.load(kernel, tgts[0].name if tgts else None)
     with _progress(not no_progress, "compiling") as on_row:
         result = triage.run(spec, tgts, space.parse_ranges(meta), params.parse_assignments(shape, "--shape"),
                            dtype, jobs, num_sms, on_row=on_row, timeout=timeout)
@@ -562,6 +564,103 @@ def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype,
         return
     from playground.figures import occupancy_text
     click.echo("\n".join(occupancy_text.report_lines(occ, c)))
+
+
+@main.command("run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.argument("script")
+@click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--target", "-t", default=None, help=f"The virtual GPU: {', '.join(TARGETS)} (default {DEFAULT}).")
+@click.option("--no-exec", is_flag=True, help="Compile, capture and model every launch, but run none of them "
+                                                "(for scripts whose numbers do not matter).")
+@click.option("--json", "as_json", is_flag=True, help="Print the capture as one JSON object (the script's own "
+                                                      "output goes to stderr).")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), default=None,
+              help="Save the capture to FILE (JSON); open a variant elsewhere as FILE#N.")
+@click.option("--timeline", "timeline_path", type=click.Path(dir_okay=False), default=None,
+              help="Write a Chrome trace-event JSON (host measured, GPU modelled); open it in Perfetto.")
+@click.option("--force", is_flag=True, help="Overwrite --trace / --timeline files that exist.")
+def run_command(script, script_args, target, no_exec, as_json, trace_path, timeline_path, force):
+    """Run SCRIPT, written for a CUDA GPU, unchanged on a virtual GPU of the target; capture every launch.
+
+    Tensors live on the CPU and kernels run in Triton's interpreter, so results and asserts are real.
+    Each launch goes through Triton's own JIT for the target; times (do_bench, CUDA events, autotune)
+    are the roofline model's, never measured. Other arguments after SCRIPT are the script's; after
+    `--`, all of them are (for a script with its own --target).
+
+    \b
+    playground run my_script.py --size 4096 --target sm_90
+    playground run -t sm_80 --trace run.json my_script.py
+    playground compile run.json#2 --show sass          # a captured variant, in any command
+    playground run --timeline tl.json my_script.py     # open tl.json in ui.perfetto.dev
+    """
+    from playground.core.targets import DEFAULT as default_target
+    from playground.virtual import session, text, timeline
+    mine, script_args = _own_run_options(list(script_args))
+    target = mine.get("target", target)
+    no_exec, as_json, force = (mine.get(k, v) for k, v in (("no_exec", no_exec), ("json", as_json), ("force", force)))
+    trace_path, timeline_path = mine.get("trace", trace_path), mine.get("timeline", timeline_path)
+    for path in (trace_path, timeline_path):
+        _refuse_overwrite(path, force)
+    result = session.run_script(script, list(script_args), target or default_target, execute=not no_exec,
+                                quiet_stdout=as_json)
+    trace = result.trace
+    if trace_path:
+        _write_json(trace_path, trace)
+    if timeline_path:
+        _write_json(timeline_path, timeline.events(trace))
+    if as_json:
+        click.echo(report.to_json(result))
+    else:
+        click.echo(text.format_text(trace, trace_path), err=False)
+    return result.exit_code
+
+
+RUN_FLAGS = {"--no-exec": "no_exec", "--json": "json", "--force": "force"}
+RUN_VALUES = {"--target": "target", "-t": "target", "--trace": "trace", "--timeline": "timeline"}
+
+
+def _own_run_options(args: list[str]) -> tuple[dict, list[str]]:
+    """`run`'s own options written after SCRIPT (`playground run s.py --target sm_80`), taken out of the
+    script's arguments; everything after a `--` is the script's, untouched."""
+    from playground.errors import UserError
+    mine, rest = {}, []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg == "--":
+            rest += args[i + 1:]
+            break
+        name, eq, value = arg.partition("=")
+        if arg in RUN_FLAGS:
+            mine[RUN_FLAGS[arg]] = True
+        elif name in RUN_VALUES:
+            if not eq:
+                if i + 1 >= len(args):
+                    raise UserError(f"{name} needs a value")
+                i += 1
+                value = args[i]
+            mine[RUN_VALUES[name]] = value
+        else:
+            rest.append(arg)
+        i += 1
+    return mine, rest
+
+
+def _refuse_overwrite(path, force: bool) -> None:
+    from pathlib import Path
+
+    from playground.errors import UserError
+    if path and Path(path).exists() and not force:
+        raise UserError(f"{path} exists; pass --force to overwrite it")
+
+
+def _write_json(path, data) -> None:
+    import json
+    import os
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(data, f, default=str)
+    os.replace(tmp, path)
 
 
 @main.command("check")

@@ -67,13 +67,11 @@ def specialize(spec: KernelSpec, target: Target, config: Config):
         if memo:
             cache.binder_record(memo, answer)
     specialization, values = answer
-    options = backend.parse_options(kwargs)
-
+    # Triton's own packing (JITFunction._pack_args), so the signature, constexprs and attrs (constexprs
+    # included, as ''-attributes) and hence the kernel's hash are the JIT's, byte for byte.
     names = [p.name for p in fn.params]
-    signature = {n: s[0] for n, s in zip(names, specialization)}
-    constexprs = {(i,): values[i] for i, s in enumerate(specialization) if s[0] == "constexpr"}
-    attrs = {(i,): backend.parse_attr(s[1]) for i, s in enumerate(specialization)
-             if s[0] != "constexpr" and isinstance(s[1], str)}
+    options, signature, constexprs, attrs = fn._pack_args(
+        backend, kwargs, dict(zip(names, values)), [tuple(s) for s in specialization], None)
     readable = [_describe_arg(n, s, values[i]) for i, (n, s) in enumerate(zip(names, specialization))]
     return signature, constexprs, attrs, options, readable
 

@@ -19,11 +19,18 @@ def kernel_names() -> list[str]:
     return sorted(p.stem for p in KERNELS_DIR.glob("*.py") if not p.name.startswith("_"))
 
 
-def load(ref: str) -> KernelSpec:
-    """A kernel by name (`gemm`) or by file (`./mine.py`, `./mine.py:my_kernel`)."""
+def load(ref: str, target: str | None = None) -> KernelSpec:
+    """A kernel by name (`gemm`), by file (`./mine.py`, `./mine.py:my_kernel`), or a launch captured by
+    `playground run --trace T.json` (`T.json#2`: variant 2; virtual/launches.py).
+
+    `target`: the virtual GPU a user's file is read on when it cannot be imported as it is (below).
+    """
+    if trace_target(ref):
+        from ..virtual import launches
+        return launches.spec_from_trace(ref)
     path, _, name = ref.partition(":") if _looks_like_path(ref) else ("", "", ref)
     if path:
-        return _from_file(path, name)
+        return _from_file(path, name, target)
     if name not in kernel_names():
         raise UserError(f"unknown kernel '{name}'{_suggest(name, kernel_names())}")
     module = importlib.import_module(f"kernels.{name}")
@@ -32,10 +39,20 @@ def load(ref: str) -> KernelSpec:
 
 def ref(spec: KernelSpec) -> str:
     """How another process finds this spec with `load`: a built-in name, or path:name for any other file."""
+    if spec.loaded_from:
+        return spec.loaded_from
     path = Path(spec.source_path)
     if path.parent == KERNELS_DIR and path.stem == spec.name:
         return spec.name
     return f"{path}:{spec.name}"
+
+
+def trace_target(ref) -> str | None:
+    """The target a trace reference (`T.json#N`) was captured on; None for any other kernel reference."""
+    if not isinstance(ref, str) or not ref.partition("#")[0].endswith(".json"):
+        return None
+    from ..virtual import launches
+    return launches.variant_source(ref)["target"]
 
 
 def load_all() -> list[KernelSpec]:
@@ -46,26 +63,32 @@ def _looks_like_path(ref: str) -> bool:
     return ref.partition(":")[0].endswith(".py") or os.sep in ref
 
 
-def _from_file(path: str, name: str) -> KernelSpec:
+def _from_file(path: str, name: str, target: str | None = None) -> KernelSpec:
+    """A user's file is imported as it is. If that fails (a script written for a GPU machine queries the
+    device at import, as Triton's tutorials do), it is read again on a virtual GPU of `target`: its
+    imports, definitions and assignments run, its demo code (bare calls, loops, `with`, the
+    `if __name__ == "__main__":` block) does not, and no kernel launches (virtual/launches.py)."""
     file = Path(path).expanduser()
     if not file.is_file():
         raise UserError(f"no such kernel file: {path}")
     module_name = f"playground_user_{abs(hash(str(file.resolve())))}"
     module = sys.modules.get(module_name)
+    namespace = vars(module) if module is not None else None
     if module is None:
         spec = importlib.util.spec_from_file_location(module_name, file)
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         try:
             spec.loader.exec_module(module)
-        except Exception as e:  # the user's file itself is broken: say where
+            namespace = vars(module)
+        except Exception as e:  # broken, or written for a GPU machine: read it on the virtual GPU
             del sys.modules[module_name]
-            raise UserError(f"{path}: cannot import: {type(e).__name__}: {e}") from e
-    specs = {k: v for k, v in vars(module).items() if isinstance(v, KernelSpec)}
+            namespace = _read_on_virtual_gpu(path, file, target, e)
+    specs = {k: v for k, v in namespace.items() if isinstance(v, KernelSpec)}
     by_name = {s.name: s for s in specs.values()} | specs
     if name:
         if name not in by_name:
-            if _is_bare_kernel(getattr(module, name, None)):
+            if _is_bare_kernel(namespace.get(name)):
                 raise UserError(f"{path}:{name} is a @triton.jit function with no KernelSpec; "
                                 f"describe it with `SPEC = KernelSpec(...)` as in kernels/vector_add.py")
             raise UserError(f"{path} has no kernel spec named '{name}'{_suggest(name, list(by_name))}")
@@ -76,6 +99,23 @@ def _from_file(path: str, name: str) -> KernelSpec:
         raise UserError(f"{path} defines no KernelSpec; see kernels/vector_add.py for the form")
     raise UserError(f"{path} defines several kernels; pick one: "
                     + ", ".join(f"{path}:{n}" for n in sorted({s.name for s in specs.values()})))
+
+
+def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Exception) -> dict:
+    import warnings
+
+    from . import targets
+    from ..virtual import launches
+    target = targets.resolve(target).name
+    try:
+        namespace = launches.read_script(file, target)
+    except ImportError:        # no torch: the virtual GPU cannot stand in
+        namespace = {}
+    if not any(isinstance(v, KernelSpec) for v in namespace.values()):
+        raise UserError(f"{path}: cannot import: {type(error).__name__}: {error}") from error
+    warnings.warn(f"{path} does not import as it is ({type(error).__name__}: {error}); read its definitions "
+                  f"on a virtual {target}, without running its top-level demo code")
+    return namespace
 
 
 def _is_bare_kernel(obj) -> bool:

@@ -40,8 +40,10 @@ class Request:
         Raises UserError for anything the user got wrong: an unknown kernel or target, a bad
         override, a config the kernel's own constraints reject.
         """
-        spec = kernel if isinstance(kernel, KernelSpec) else registry.load(kernel)
+        if target in (None, "native") and not isinstance(kernel, KernelSpec):
+            target = registry.trace_target(kernel) or target   # a captured launch: its own target by default
         tgt = target if isinstance(target, Target) else targets.resolve(target)
+        spec = kernel if isinstance(kernel, KernelSpec) else registry.load(kernel, tgt.name)
         overrides = {k: v for k, v in zip(OVERRIDES, (meta, num_warps, num_stages, shape, dtype)) if v is not None}
         config = compiler.resolve_config(spec, meta, num_warps, num_stages, shape, dtype)
         return cls(spec, tgt, config, overrides)

@@ -60,6 +60,7 @@ class KernelSpec:
     tile_of: Callable[[int, dict, dict], tuple] | None = None  # (pid, shape, meta) -> the tile it owns
     # filled in by the registry
     source_path: str = ""
+    loaded_from: str = ""    # how registry.load finds it again when that is not a file of specs (trace.json#2)
 
     @property
     def dtype(self) -> str:

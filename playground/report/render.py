@@ -48,12 +48,13 @@ def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
     shared = f"{kib(r.shared_total)} per block ({kib(r.static_shared)} static + {kib(r.dynamic_shared)} dynamic)"
     when = "cache hit" if c.cache_hit else "compiled"
     lines = [
-        f"kernel      {c.spec.name} ({c.name}) from {_short(c.spec.source_path)}",
+        f"kernel      {c.spec.name} ({c.name}) from {_short(c.spec.source_path)}"
+        + (f", captured as {c.spec.loaded_from}" if c.spec.loaded_from else ""),
         f"target      {c.target.name} ({c.target.backend}, warp size {c.target.warp_size})",
         f"launch      num_warps={cfg.num_warps} ({cfg.num_warps * c.target.warp_size} threads), "
         f"num_stages={cfg.num_stages}",
         f"meta        {meta}",
-        f"shape       {shape}, dtype {cfg.dtype}",
+        f"shape       {shape}, dtype {cfg.dtype}" if cfg.shape else "shape       the captured launch's arguments",
         f"specialised {assumed or 'nothing (no argument divisible by 16 or aligned)'}",
         f"options     {_options_line(c)}",
         f"registers   {regs}",

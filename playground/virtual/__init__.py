@@ -1,0 +1,16 @@
+"""A virtual GPU: run a script written for a CUDA machine on the CPU, as a GPU of any target.
+
+The script's tensors live on the CPU and its kernels execute in Triton's interpreter, so its
+results are real; every launch goes through Triton's own launch path (binder, options, cache)
+with a stand-in driver that reports the target, so what is captured is what the JIT builds.
+Times on the virtual GPU are the roofline model's, and always say so.
+
+  gpu.py           the device a script sees: properties from core/devices.py, the modelled clock
+  torch_device.py  torch's side: "cuda" tensors on the CPU, torch.cuda answering for the target
+  driver.py        Triton's side: the stand-in DriverBase, its launcher (capture, then interpret)
+  capture.py       the launch records, variants, autotune picks and do_bench on the model
+  launches.py      a captured launch as a KernelSpec, so every command can reopen it (trace.json#N)
+  child.py         the child process that runs the script (patches never leak into the caller)
+  session.py       the parent: start the child, relay Ctrl-C, read what it captured
+  text.py, timeline.py   the launch table; the Chrome trace-event timeline
+"""

@@ -1,0 +1,335 @@
+"""Every launch on the virtual GPU, as the JIT made it: the record, the variant, the modelled time.
+
+JITFunction.run is wrapped (install) only to watch: the real method still binds, specialises and
+compiles. The stand-in driver's launcher (driver.py) reports the grid and the bound arguments here,
+and the kernel then runs in Triton's interpreter (unless it is inside a timing loop or --no-exec).
+
+Each distinct binary (Triton's hash) is a *variant*. On first sight a variant is rebuilt through the
+project's own pipeline (launches.request_for -> Request.compile) and its hash compared with the JIT's:
+that is the proof that what `compile trace.json#N` shows is what this launch ran. Its registers, spills,
+shared memory and occupancy come from that Compiled, as in every other command.
+
+Time. Host: the script's own Python between launches, as measured here, with the time spent
+compiling, interpreting and reading figures taken out (the JIT's dispatch stays in). GPU: one stream;
+each kernel starts when it is launched or when the previous kernel ends, whichever is later, and
+lasts its modelled time (figures/roofline.py's estimate with the variant's occupancy; FLOPs and bytes
+from the kernel's own `launch_metadata` when it has one, else the bytes of its tensor arguments and
+no FLOPs). Every such time is modelled, and labelled so wherever it is printed.
+"""
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+from pathlib import Path
+from types import SimpleNamespace
+
+from triton.runtime.jit import JITFunction
+
+from ..core import devices
+from ..figures import occupancy, roofline
+from . import launches
+
+_PACKAGE_DIRS = tuple(str(Path(m.__file__).resolve().parent) for m in (sys.modules["triton"],)) + \
+    (str(Path(__file__).resolve().parents[1]),)
+
+
+class Recorder:
+    def __init__(self, gpu, execute: bool = True):
+        self.gpu = gpu
+        self.execute = execute
+        self.device = devices.get(gpu.target.name)
+        self.launches: list[dict] = []
+        self.variants: dict[str, dict] = {}        # hash -> variant (insertion order = first seen)
+        self.autotune: list[dict] = []
+        self.messages: list[str] = []
+        self.timing_depth = 0
+        self.current: dict | None = None
+        self.host_clock = 0.0                       # the script's own time, as measured here
+        self.last_return = time.perf_counter()
+        self._interpreted: dict = {}
+
+    def start(self):
+        """The script starts now: its host clock counts from here."""
+        self.last_return = time.perf_counter()
+
+    # --- the JIT's run, watched ---------------------------------------------------------------
+    def run(self, original, jit, args, kwargs, grid, warmup):
+        if self.current is not None:                # a launch from inside a hook: not the script's
+            return original(jit, *args, grid=grid, warmup=warmup, **kwargs)
+        entered = time.perf_counter()
+        self.host_clock += entered - self.last_return
+        cache = jit.device_caches[0][0]
+        before = len(cache)
+        record = {"index": len(self.launches), "kernel": jit.__name__, "file": str(Path(jit.fn.__code__.co_filename).resolve()),
+                  "site": _user_site(),
+                  "timed": self.timing_depth > 0, "host_start": self.host_clock,
+                  "options": {k: v for k, v in kwargs.items() if k not in jit.arg_names}, "own_seconds": 0.0}
+        self.current = record
+        try:
+            kernel = original(jit, *args, grid=grid, warmup=warmup, **kwargs)
+        finally:
+            self.current = None
+        record["new_compile"] = len(cache) > before
+        if kernel is not None:
+            if "grid" not in record:     # a warmup: bind the arguments as the JIT did, for the figures
+                record["args"] = launches.describe_args(jit, _bound(jit, args, kwargs))
+            self._finish(jit, kernel, record)
+        done = time.perf_counter()
+        dispatch = max(done - entered - record.pop("own_seconds"), 0.0)
+        record["host_dispatch_seconds"] = dispatch
+        self.host_clock += dispatch
+        self.last_return = time.perf_counter()
+        return kernel
+
+    def own(self, seconds: float, what: str = "own_seconds"):
+        """Time the virtual GPU spent on its own work (compiling, reading the binary): not the script's."""
+        if self.current is not None:
+            self.current["own_seconds"] += seconds
+            if what != "own_seconds":
+                self.current[what] = self.current.get(what, 0.0) + seconds
+
+    def launched(self, src, metadata, grid, values):
+        """Called by the stand-in launcher: the launch's grid and bound arguments; then run it."""
+        record = self.current
+        if record is None:          # a compiled kernel launched itself (kernel[grid](...)), not through the JIT
+            return self._direct(src, metadata, grid, values)
+        jit = src.fn
+        record["grid"] = list(grid)
+        record["args"] = launches.describe_args(jit, values)
+        record["_values"] = values
+        record["executed"] = False
+        if self.execute and self.timing_depth == 0:
+            start = time.perf_counter()
+            try:
+                self._interpret(jit, grid, values)
+                record["executed"] = True
+            except Exception as e:
+                record["error"] = _interpreter_failure(jit, e)
+                self.say(record["error"])
+            record["own_seconds"] += time.perf_counter() - start
+
+    def _direct(self, src, metadata, grid, values):
+        """`compiled_kernel[grid](...)`: no binder ran, so record it here, as the JIT path would."""
+        entered = time.perf_counter()
+        self.host_clock += entered - self.last_return
+        jit = src.fn
+        record = {"index": len(self.launches), "kernel": jit.__name__,
+                  "file": str(Path(jit.fn.__code__.co_filename).resolve()), "site": _user_site(),
+                  "timed": self.timing_depth > 0, "host_start": self.host_clock, "options": {}, "own_seconds": 0.0,
+                  "new_compile": False}
+        self.current = record
+        try:
+            self.launched(src, metadata, grid, values)
+            self._finish(jit, SimpleNamespace(hash=metadata.hash, metadata=metadata, src=src), record)
+        finally:
+            self.current = None
+        dispatch = max(time.perf_counter() - entered - record.pop("own_seconds"), 0.0)
+        record["host_dispatch_seconds"] = dispatch
+        self.host_clock += dispatch
+        self.last_return = time.perf_counter()
+
+    def _interpret(self, jit, grid, values):
+        from triton.runtime.interpreter import InterpretedFunction
+        fn = self._interpreted.get(jit)
+        if fn is None:
+            fn = self._interpreted[jit] = InterpretedFunction(jit.fn)
+        with _callees_interpreted(self._interpreted), _no_device_mode():
+            fn[grid](**dict(zip(jit.arg_names, values)))
+
+    def _finish(self, jit, kernel, record):
+        start = time.perf_counter()
+        record["hash"] = kernel.hash
+        record["num_warps"], record["num_stages"] = kernel.metadata.num_warps, kernel.metadata.num_stages
+        variant = self.variants.get(kernel.hash)
+        if variant is None:
+            variant = self._new_variant(jit, kernel, record)
+        record["variant"] = variant["id"]
+        values = record.pop("_values", None)
+        if "grid" in record:
+            variant["launches"] += 1
+            self._model(jit, kernel, record, variant, values)
+            self.launches.append(record)
+        else:
+            variant["warmups"] += 1
+            self._figures(jit, variant, dict(record, grid=[1, 1, 1]))
+        record["own_seconds"] += time.perf_counter() - start
+
+    def _new_variant(self, jit, kernel, record) -> dict:
+        variant = {"id": len(self.variants) + 1, "kernel": jit.__name__, "hash": kernel.hash,
+                   "file": str(Path(jit.fn.__code__.co_filename).resolve()), "line": jit.fn.__code__.co_firstlineno,
+                   "num_warps": kernel.metadata.num_warps, "num_stages": kernel.metadata.num_stages,
+                   "shared": kernel.metadata.shared, "launches": 0, "warmups": 0,
+                   "signature": {k: str(v) for k, v in kernel.src.signature.items()},
+                   "specialised": launches.specialised(kernel.src), "source": None}
+        self.variants[kernel.hash] = variant
+        return variant
+
+    def _figures(self, jit, variant, record):
+        """The variant through the project's pipeline: prove the same binary, then read its figures."""
+        if variant.get("figures_done"):
+            return
+        variant["figures_done"] = True
+        try:
+            source = launches.source_of(record, self.gpu.target.name)
+            request = launches.request_for(source, jit)
+            compiled = request.compile()
+        except Exception as e:       # a launch the pipeline cannot rebuild: say so, keep the capture
+            variant["rebuild"] = f"not reopenable: {launches.one_line(e)}"
+            return
+        variant["source"] = source
+        variant["same_binary"] = compiled.hash == variant["hash"]
+        if not variant["same_binary"]:
+            variant["rebuild"] = f"rebuilt as {compiled.hash[:12]}, not {variant['hash'][:12]}: not the same binary"
+        res = compiled.resources
+        variant.update(registers=res.registers, spill_bytes=res.spill_store_bytes + res.spill_load_bytes,
+                       static_shared=res.static_shared)
+        try:
+            occ = occupancy.of(compiled)
+            variant.update(ctas_per_sm=occ.active_blocks_per_sm if occ.launchable else 0,
+                           occupancy=round(occ.occupancy, 4) if occ.launchable else 0.0, limiter=occ.limiter)
+        except Exception as e:
+            variant["occupancy_note"] = launches.one_line(e)
+        variant["matrix"] = roofline.matrix_precision(compiled)
+
+    def _model(self, jit, kernel, record, variant, values):
+        self._figures(jit, variant, record)
+        d = self.device
+        ctas = record["grid"][0] * record["grid"][1] * record["grid"][2]
+        flops, nbytes, basis = launches.work_of(jit, kernel, record, values)
+        peak, roof = roofline.peak_for(d, variant.get("matrix"))
+        per_sm = variant.get("ctas_per_sm") or None
+        est = roofline.estimate(flops, nbytes, peak, d.mem_bandwidth_gbs, ctas,
+                                per_sm * d.num_sms if per_sm else None, d.num_sms)
+        start = max(record["host_start"], self.gpu.stream_end)
+        record.update(ctas=ctas, waves=est.waves, modelled_seconds=est.seconds, model_basis=basis,
+                      gpu_start=start, gpu_end=start + est.seconds)
+        self.gpu.stream_end = start + est.seconds
+
+    # --- timing on the model -------------------------------------------------------------------
+    def do_bench(self, fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean", **_):
+        """triton.testing.do_bench on the virtual GPU: fn runs once, its launches are compiled, captured
+        and modelled but not executed; the answer is their modelled time in ms (never measured)."""
+        first = len(self.launches)
+        self.timing_depth += 1
+        try:
+            fn()
+        finally:
+            self.timing_depth -= 1
+        timed = self.launches[first:]
+        if not timed:
+            self.say("do_bench: the timed function launched no Triton kernel; torch's own ops are not "
+                     "modelled, so its time is nan")
+            ms = float("nan")
+        else:
+            ms = sum(r["modelled_seconds"] for r in timed) * 1e3
+        if quantiles is not None:
+            return [ms] * len(quantiles)
+        return ms
+
+    def synchronize(self):
+        """The host waits for the stream: its clock moves to the end of the queued kernels."""
+        self.host_clock += time.perf_counter() - self.last_return
+        self.host_clock = max(self.host_clock, self.gpu.stream_end)
+        self.last_return = time.perf_counter()
+
+    def autotuned(self, fn, key, best_config, configs_timings, duration, cache_hit, **_):
+        self.autotune.append({"kernel": fn.__name__, "key": [str(k) for k in key], "best": str(best_config),
+                              "modelled_ms": {str(c): (t[0] if isinstance(t, list) else t)
+                                              for c, t in configs_timings.items()}})
+        self.say(f"autotune {fn.__name__}: picked {best_config} by modelled time on the virtual "
+                 f"{self.gpu.target.name} (not measured)")
+
+    def say(self, message: str):
+        if message not in self.messages:
+            self.messages.append(message)
+            print(f"playground: {message}", file=sys.stderr, flush=True)
+
+    def as_dict(self) -> dict:
+        variants = [{k: v for k, v in var.items() if k != "figures_done"} for var in self.variants.values()]
+        return {"target": self.gpu.target.name, "device": self.device.name, "executed": self.execute,
+                "launches": self.launches, "variants": variants, "autotune": self.autotune,
+                "messages": self.messages, "host_seconds": self.host_clock, "gpu_seconds": self.gpu.stream_end}
+
+
+def install(recorder: Recorder):
+    """Watch every JIT launch, answer do_bench from the model, hear autotune's picks."""
+    import triton.testing
+    from triton import knobs
+    original = JITFunction.run
+
+    def run(self, *args, grid, warmup, **kwargs):
+        return recorder.run(original, self, args, kwargs, grid, warmup)
+
+    JITFunction.run = run
+    compile_once = JITFunction._do_compile
+
+    def do_compile(self, *args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return compile_once(self, *args, **kwargs)
+        finally:
+            recorder.own(time.perf_counter() - start, "compile_seconds")
+
+    JITFunction._do_compile = do_compile
+    triton.testing.do_bench = recorder.do_bench
+    triton.testing.do_bench_cudagraph = lambda fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean": \
+        recorder.do_bench(fn, quantiles=quantiles)
+    knobs.autotuning.listener = recorder.autotuned
+
+
+class _callees_interpreted:
+    """While a kernel is interpreted, a @triton.jit function it calls runs interpreted too."""
+
+    def __init__(self, cache: dict):
+        self.cache = cache
+
+    def __enter__(self):
+        from triton.runtime.interpreter import InterpretedFunction
+        cache = self.cache
+        self.saved = JITFunction.__call__
+
+        def call(jit, *args, **kwargs):
+            fn = cache.get(jit)
+            if fn is None:
+                fn = cache[jit] = InterpretedFunction(jit.fn)
+            return fn(*args, **kwargs)
+        JITFunction.__call__ = call
+
+    def __exit__(self, *exc):
+        JITFunction.__call__ = self.saved
+        return False
+
+
+class _no_device_mode:
+    """The interpreter reads real CPU tensors: our torch function mode stays out of its way."""
+
+    def __enter__(self):
+        import torch
+        self.guard = torch._C.DisableTorchFunction()
+        self.guard.__enter__()
+
+    def __exit__(self, *exc):
+        return self.guard.__exit__(*exc)
+
+
+def _bound(jit, args, kwargs) -> list:
+    """The argument values in parameter order, defaults filled in, as JITFunction.run binds them."""
+    bound = jit.signature.bind(*args, **{k: v for k, v in kwargs.items() if k in jit.arg_names})
+    bound.apply_defaults()
+    return list(bound.arguments.values())
+
+
+def _user_site() -> str:
+    """file:line of the innermost frame outside Triton and playground: where the script launched."""
+    for frame in reversed(traceback.extract_stack()):
+        path = str(Path(frame.filename).resolve()) if not frame.filename.startswith("<") else frame.filename
+        if not path.startswith(_PACKAGE_DIRS) and "/torch/" not in path and not frame.filename.startswith("<frozen"):
+            return f"{Path(frame.filename).name}:{frame.lineno}"
+    return "?"
+
+
+def _interpreter_failure(jit, e: Exception) -> str:
+    cause = e.__cause__ or e
+    text = launches.one_line(cause)
+    return f"{jit.__name__}: the interpreter cannot run this kernel: {text}; its outputs are left unwritten"

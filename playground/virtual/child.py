@@ -1,0 +1,63 @@
+"""The process that runs a script on the virtual GPU (started by session.py; never imported by the CLI).
+
+    python -m playground.virtual.child SETTINGS.json SCRIPT [ARGS...]
+
+It installs the virtual device (torch_device.py), the stand-in driver (driver.py) and the capture
+(capture.py), runs the script as `__main__` with its own argv, and writes what it captured to the
+file SETTINGS names. The script's exceptions print a traceback trimmed to the script's own frames
+and exit 1; its SystemExit is kept.
+"""
+from __future__ import annotations
+
+import json
+import os
+import runpy
+import sys
+import traceback
+from pathlib import Path
+
+
+def main(argv: list[str]) -> int:
+    settings = json.loads(Path(argv[0]).read_text())
+    script, script_args = argv[1], argv[2:]
+    from ..lifecycle import die_with_parent
+    die_with_parent()
+    if settings.get("script_stdout_to_stderr"):     # --json: stdout is the report's alone
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+    from . import session
+    recorder = session.install_for_running(settings["target"], execute=settings["execute"])
+    sys.argv = [script, *script_args]
+    sys.path.insert(0, str(Path(script).resolve().parent))
+    code = 0
+    recorder.start()
+    try:
+        runpy.run_path(str(Path(script).resolve()), run_name="__main__")
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        if not isinstance(e.code, (int, type(None))):
+            print(e.code, file=sys.stderr)
+    except KeyboardInterrupt:
+        code = 130
+    except BaseException as e:  # the script's own failure: its traceback, trimmed to its frames
+        print_user_traceback(e, script)
+        code = 1
+    finally:
+        sys.stdout.flush()
+        trace = recorder.as_dict() | {"script": str(Path(script).resolve()), "argv": script_args, "exit_code": code}
+        Path(settings["out"]).write_text(json.dumps(trace, default=str))
+    return code
+
+
+def print_user_traceback(e: BaseException, script: str) -> None:
+    """The traceback from the script's first frame on, without runpy's, Triton's or playground's frames."""
+    frames = traceback.extract_tb(e.__traceback__)
+    library = (str(Path(__file__).resolve().parents[1]), "/triton/", "/torch/", "<frozen ", "runpy.py")
+    user = [f for f in frames if not any(part in f.filename for part in library)]
+    print("Traceback (most recent call last, the script's frames):", file=sys.stderr)
+    print("".join(traceback.format_list(user or frames[-1:])), end="", file=sys.stderr)
+    print("".join(traceback.format_exception_only(type(e), e)), end="", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

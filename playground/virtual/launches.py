@@ -1,0 +1,286 @@
+"""A captured launch as data, and back again as a KernelSpec: how every command reopens a variant.
+
+A launch is kept as its *source*: the kernel's file and name, the target, the grid, and each
+argument as the JIT's binder sees it (a tensor's shape, strides, dtype and its address modulo 16;
+a scalar's value; a constexpr's value), plus num_warps, num_stages and any other backend option.
+`spec_for` turns that into a KernelSpec whose arguments are storage-free stand-ins with the same
+address residue and the same scalars, so Triton's own binder specialises them exactly as it did the
+live launch: the rebuilt Request compiles to the same binary (capture.py checks the hash).
+
+A trace file (`playground run --trace FILE`) is opened as `FILE#N`, N a variant's number in the
+launch table; `FILE` alone means variant 1.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import math
+import sys
+from pathlib import Path
+
+from ..core.spec import AbstractTensor, KernelSpec, Tensor
+from ..errors import UserError
+
+TRACE_FORMAT = "playground-trace/1"
+
+
+# --- describing a live launch ---------------------------------------------------------------------
+def describe_args(jit, values) -> list[dict]:
+    """Each bound argument as the binder sees it (JSON-able)."""
+    return [_describe(p, v) for p, v in zip(jit.params, values)]
+
+
+def _describe(param, value) -> dict:
+    entry = {"name": param.name}
+    if param.is_constexpr:
+        return entry | {"kind": "constexpr", "value": _plain(value)}
+    if hasattr(value, "data_ptr") and hasattr(value, "stride"):
+        return entry | {"kind": "tensor", "shape": list(value.shape), "strides": list(value.stride()),
+                        "dtype": str(value.dtype).removeprefix("torch."), "address_mod_16": value.data_ptr() % 16,
+                        "span_bytes": _span_bytes(value)}
+    if type(value).__name__ == "TensorDescriptor":
+        return entry | {"kind": "tensordesc", "base": _describe(param, value.base), "shape": list(value.shape),
+                        "strides": list(value.strides), "block_shape": list(value.block_shape),
+                        "padding": value.padding, "round_f32_to_tf32": bool(getattr(value, "round_f32_to_tf32", False))}
+    if value is None or isinstance(value, (bool, int, float)):
+        return entry | {"kind": "scalar", "value": value}
+    return entry | {"kind": "other", "value": repr(value)[:80]}
+
+
+def _span_bytes(t) -> int:
+    """Bytes from the tensor's first element to the end of its storage: what Triton's AMD binder asks."""
+    try:
+        return t.untyped_storage().nbytes() - t.storage_offset() * t.element_size()
+    except Exception:
+        return t.numel() * t.element_size()
+
+
+def _plain(value):
+    """A constexpr as JSON: numbers, strings and None as they are; anything else marked as not data."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if hasattr(value, "value") and isinstance(value.value, (bool, int, float, str)):
+        return value.value
+    return {"repr": repr(value)[:80]}
+
+
+def specialised(src) -> list[str]:
+    """What the JIT assumed, read from the ASTSource it compiled: per argument, in words."""
+    names = list(src.signature)
+    words = []
+    for path, attrs in sorted(src.attrs.items()):
+        name = names[path[0]] if path and path[0] < len(names) else str(path)
+        for attr in attrs:
+            if attr and attr[0] == "tt.divisibility":
+                pointer = str(src.signature.get(name, "")).startswith("*")
+                words.append(f"{name}: {'16-byte aligned' if pointer else 'divisible by 16'}")
+            elif attr:
+                words.append(f"{name}: {attr[0]}={attr[1]}")
+    for path, value in sorted(src.constants.items()):
+        name = names[path[0]] if path and path[0] < len(names) else str(path)
+        if str(src.signature.get(name)) != "constexpr":
+            words.append(f"{name} = {value} (specialised)")
+    return words
+
+
+def work_of(jit, kernel, record, values) -> tuple[int, int, str]:
+    """FLOPs and bytes for the model: the kernel's own launch_metadata if it gives them, else the tensors'."""
+    if values is not None and getattr(jit, "launch_metadata", None):
+        try:
+            meta = jit.launch_metadata(tuple(record["grid"]), kernel.metadata, dict(zip(jit.arg_names, values)))
+            flops = sum(int(v) for k, v in meta.items() if k.startswith("flops"))
+            if "bytes" in meta:
+                return flops, int(meta["bytes"]), "the kernel's launch_metadata"
+        except Exception:
+            pass
+    nbytes = sum(math.prod(a["shape"]) * _dtype_bytes(a["dtype"]) for a in record.get("args", [])
+                 if a["kind"] == "tensor")
+    return 0, nbytes, "its tensor arguments' bytes, once each; no FLOPs"
+
+
+def _dtype_bytes(dtype: str) -> int:
+    import torch
+    return getattr(torch, dtype).itemsize
+
+
+def source_of(record: dict, target: str) -> dict:
+    """What another process needs to rebuild this launch (the `source` of a variant in a trace)."""
+    for a in record["args"]:
+        if a["kind"] == "other" or (a["kind"] == "constexpr" and isinstance(a["value"], dict)):
+            raise UserError(f"argument {a['name']} ({a['kind']}) cannot be rebuilt from the trace yet")
+    return {"kernel": record["kernel"], "file": record.get("file"), "target": target, "grid": record["grid"],
+            "args": record["args"], "num_warps": record["num_warps"], "num_stages": record["num_stages"],
+            "options": {k: v for k, v in record["options"].items() if k not in ("num_warps", "num_stages")}}
+
+
+# --- back to a Request ----------------------------------------------------------------------------
+class CapturedTensor(AbstractTensor):
+    """A stand-in with the captured tensor's dtype (torch's own: scripts that are captured import torch),
+    strides and address modulo 16."""
+
+    def __init__(self, arg: dict):
+        import torch
+        self.shape, self._strides = tuple(arg["shape"]), tuple(arg["strides"])
+        self.dtype_name = arg["dtype"]
+        self.dtype = getattr(torch, arg["dtype"])
+        self.address = self.ALIGNED_ADDRESS + arg["address_mod_16"]
+        self.span = arg["span_bytes"]
+
+    def data_ptr(self) -> int:
+        return self.address
+
+    def ptr_range(self) -> int:
+        return self.span
+
+    def element_size(self) -> int:
+        return self.dtype.itemsize
+
+
+def _stand_in(arg: dict):
+    """A captured argument as the binder should see it again."""
+    if arg["kind"] == "tensor":
+        return CapturedTensor(arg)
+    if arg["kind"] == "tensordesc":
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        return TensorDescriptor(CapturedTensor(arg["base"]), arg["shape"], arg["strides"], arg["block_shape"],
+                                arg["padding"], arg["round_f32_to_tf32"])
+    return arg["value"]
+
+
+def spec_for(source: dict, jit) -> KernelSpec:
+    """A KernelSpec that launches `jit` exactly as captured: positional values up to the last runtime
+    argument, the constexprs after it (and backend options) as meta."""
+    args = source["args"]
+    last_runtime = max((i for i, a in enumerate(args) if a["kind"] != "constexpr"), default=-1)
+    positional = args[:last_runtime + 1]
+    meta = {a["name"]: a["value"] for a in args[last_runtime + 1:]} | dict(source.get("options", {}))
+    tensors = {a["name"]: Tensor(tuple(a["shape"]), output=False) for a in positional if a["kind"] == "tensor"}
+
+    def runtime_args(**_):
+        return tuple(_stand_in(a) for a in positional)
+
+    grid = tuple(source["grid"])
+    return KernelSpec(name=source["kernel"], kernel=jit, description=f"{source['kernel']} as captured by playground run",
+                      tensors=tensors, args=runtime_args, grid=lambda shape, meta: grid, meta=meta,
+                      default_shape={}, num_warps=source["num_warps"], num_stages=source["num_stages"],
+                      source_path=source["file"])
+
+
+def request_for(source: dict, jit=None):
+    from ..core.request import Request
+    jit = jit or load_kernel(source["file"], source["kernel"], source["target"])
+    spec = spec_for(source, jit)
+    return Request.of(spec, source["target"])
+
+
+# --- trace files ----------------------------------------------------------------------------------
+def is_trace_ref(ref: str) -> bool:
+    path = ref.partition("#")[0]
+    return path.endswith(".json") and Path(path).is_file()
+
+
+def load_trace(path: str) -> dict:
+    try:
+        trace = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as e:
+        raise UserError(f"{path}: not a readable trace: {e}") from None
+    if trace.get("format") != TRACE_FORMAT:
+        raise UserError(f"{path}: not a `playground run --trace` file (format {trace.get('format')!r})")
+    return trace
+
+
+def variant_source(ref: str) -> dict:
+    """The source of variant N of a trace, from `FILE.json#N` (N from 1; default 1)."""
+    path, _, number = ref.partition("#")
+    trace = load_trace(path)
+    variants = trace["variants"]
+    try:
+        n = int(number or 1)
+        variant = variants[n - 1] if n >= 1 else None
+    except (ValueError, IndexError):
+        variant = None
+    if variant is None:
+        raise UserError(f"{ref}: the trace has variants 1..{len(variants)}")
+    if not variant.get("source"):
+        raise UserError(f"{ref}: variant {n} ({variant['kernel']}) is {variant.get('rebuild', 'not reopenable')}")
+    return variant["source"]
+
+
+def spec_from_trace(ref: str) -> KernelSpec:
+    source = variant_source(ref)
+    spec = spec_for(source, load_kernel(source["file"], source["kernel"], source["target"]))
+    path, _, number = ref.partition("#")
+    spec.loaded_from = f"{Path(path).resolve()}#{number or 1}"     # for another process (sweep's workers)
+    return spec
+
+
+# --- reading kernels out of a script without running it -------------------------------------------
+def load_kernel(file: str, name: str, target: str):
+    """The @triton.jit function `name` defined in `file`, read without running the script's demo code.
+
+    The file's top level runs statement by statement on a virtual GPU of `target` (scripts query the
+    device at import): imports, definitions, assignments and `try`/`if` blocks run; a statement that
+    fails is skipped; bare expressions (`benchmark.run(...)`, `print(...)`), loops, `with` blocks and
+    `if __name__ == "__main__":` do not run, and no kernel is launched.
+    """
+    namespace = read_script(Path(file), target)
+    for value in namespace.values():
+        jit = _unwrap(value)
+        if jit is not None and jit.fn.__name__ == name:
+            return jit
+    raise UserError(f"{file}: no @triton.jit function named {name}")
+
+
+_READ: dict[str, dict] = {}
+
+
+def read_script(path: Path, target: str) -> dict:
+    """The file's definitions, read on a virtual GPU of `target` without running its demo code."""
+    from . import session
+    session.install_for_reading(target)
+    return _read_module(path)
+
+
+def _read_module(path: Path) -> dict:
+    key = str(path.resolve())
+    if key in _READ:
+        return _READ[key]
+    if not path.is_file():
+        raise UserError(f"{path}: the kernel's file is gone")
+    tree = ast.parse(path.read_text(), filename=str(path))
+    namespace = {"__name__": "__main__", "__file__": str(path), "__builtins__": __builtins__}
+    sys.path.insert(0, str(path.parent))
+    for node in tree.body:
+        if not _runs_when_reading(node):
+            continue
+        code = compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec")
+        try:
+            exec(code, namespace)
+        except Exception:
+            continue
+    _READ[key] = namespace
+    return namespace
+
+
+def _runs_when_reading(node) -> bool:
+    if isinstance(node, ast.If):
+        test = ast.unparse(node.test).replace("'", '"')
+        return "__name__" not in test
+    return isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                             ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Try))
+
+
+def _unwrap(value):
+    from triton.runtime.jit import JITFunction
+    for _ in range(8):
+        if isinstance(value, JITFunction):
+            return value
+        value = getattr(value, "fn", None)
+        if value is None:
+            return None
+    return None
+
+
+def one_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    return f"{type(e).__name__}: {text[0] if text else ''}".rstrip(": ")

@@ -1,0 +1,132 @@
+"""`playground run`: start the child that runs the script, relay signals, read what it captured.
+
+The script runs in its own process (child.py) so that the patches to torch and Triton never leak into
+the caller; its stdout and stderr are the terminal's. Ctrl-C reaches the child (same process group)
+and the parent waits for it, then kills anything left (lifecycle.kill_children).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core import targets
+from ..errors import UserError
+from .launches import TRACE_FORMAT
+
+
+@dataclass
+class Run:
+    """What one `playground run` captured: the trace (launches, variants, autotune picks) and the script's exit code."""
+    trace: dict
+    exit_code: int
+    notes: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return self.trace
+
+    @property
+    def launches(self) -> list[dict]:
+        return self.trace.get("launches", [])
+
+    @property
+    def variants(self) -> list[dict]:
+        return self.trace.get("variants", [])
+
+
+def run_script(script: str, args: list[str], target: str, execute: bool = True, quiet_stdout: bool = False) -> Run:
+    """Run `script` with `args` on a virtual GPU of `target`; returns once the script has ended."""
+    path = Path(script)
+    if not path.is_file():
+        raise UserError(f"no such script: {script}")
+    target_name = targets.resolve(target).name
+    with tempfile.TemporaryDirectory(prefix="playground-run-") as tmp:
+        settings = Path(tmp) / "settings.json"
+        out = Path(tmp) / "trace.json"
+        settings.write_text(json.dumps({"target": target_name, "execute": execute, "out": str(out),
+                                        "script_stdout_to_stderr": quiet_stdout}))
+        root = str(Path(__file__).resolve().parents[2])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+        env.pop("TRITON_INTERPRET", None)      # the JIT must compile for the target; the capture interprets
+        child = subprocess.Popen([sys.executable, "-m", "playground.virtual.child", str(settings), str(path), *args],
+                                 env=env)
+        try:
+            code = child.wait()
+        except BaseException:
+            child.terminate()
+            try:
+                child.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                child.kill()
+            raise
+        if not out.is_file():
+            raise UserError(f"{script}: the script's process ended (exit {code}) before it could report")
+        trace = json.loads(out.read_text())
+    trace = {"format": TRACE_FORMAT, **trace}
+    return Run(trace=trace, exit_code=code)
+
+
+# --- installing the virtual GPU in this process (the child, or a command reading a trace) ---------
+_INSTALLED: dict = {}
+
+
+def install_for_running(target: str, execute: bool = True):
+    """The whole virtual GPU, for child.py: torch's side, Triton's driver, the capture."""
+    from triton.runtime import driver
+
+    from . import capture, torch_device
+    from .driver import VirtualDriver
+    from .gpu import VirtualGPU
+    gpu = VirtualGPU(target)
+    recorder = capture.Recorder(gpu, execute=execute)
+    torch_device.install(gpu, skip_expensive=lambda: recorder.timing_depth > 0)
+    import torch
+    torch.cuda.synchronize = lambda device=None: recorder.synchronize()
+    driver.set_active(VirtualDriver(gpu, recorder))
+    capture.install(recorder)
+    recorder.say(f"a virtual {gpu.device.name} ({gpu.target.name}): tensors on the CPU, kernels in Triton's "
+                 f"interpreter{'' if execute else ' (not executed: --no-exec)'}; every time reported on it is "
+                 f"modelled, not measured")
+    _INSTALLED["target"] = target
+    return recorder
+
+
+def install_for_reading(target: str) -> None:
+    """Enough of the virtual GPU to read kernels out of a script (launches.load_kernel): device queries
+    answer for `target`; a launch does nothing."""
+    if _INSTALLED.get("target") == target:
+        return
+    if _INSTALLED:
+        raise UserError(f"kernels for {_INSTALLED['target']} are loaded already; open one target per command")
+    from triton.runtime import driver
+    from triton.runtime.jit import JITFunction
+
+    from . import capture, torch_device
+    from .driver import VirtualDriver
+    from .gpu import VirtualGPU
+    gpu = VirtualGPU(target)
+    recorder = capture.Recorder(gpu, execute=False)
+    torch_device.install(gpu)
+    original = JITFunction.run
+    driver.set_active(VirtualDriver(gpu, recorder))
+
+    def no_launch(self, *args, grid, warmup, **kwargs):
+        raise _NotWhileReading()
+
+    JITFunction.run = no_launch
+    _INSTALLED.update(target=target, original_run=original)
+
+
+def restore_launches() -> None:
+    """After reading kernels: let Request.compile's binder use the JIT again (it never calls run)."""
+    from triton.runtime.jit import JITFunction
+    if "original_run" in _INSTALLED:
+        JITFunction.run = _INSTALLED["original_run"]
+
+
+class _NotWhileReading(RuntimeError):
+    """A launch while reading a script's kernels: the statement is skipped."""

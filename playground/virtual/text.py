@@ -1,0 +1,62 @@
+"""What `playground run` prints after the script: its launches, grouped into the variants the JIT compiled."""
+from __future__ import annotations
+
+from ..report.report import table
+from ..units import kib, pct
+
+LAUNCH_ROWS = 40     # launches listed one by one; the rest are counted per variant
+
+
+def _us(seconds) -> str:
+    return "-" if seconds is None else f"{seconds * 1e6:,.1f}"
+
+
+def _ran(launch: dict) -> str:
+    if launch.get("error"):
+        return "failed"
+    if launch.get("timed"):
+        return "timed: not run"
+    return "interpreted" if launch.get("executed") else "not run"
+
+
+def _grid(grid: list[int]) -> str:
+    return "x".join(str(g) for g in (grid[:1] if grid[1:] == [1, 1] else grid))
+
+
+def format_text(trace: dict, trace_file: str | None = None) -> str:
+    launches, variants = trace["launches"], trace["variants"]
+    out = [f"{len(launches)} launch{'es' if len(launches) != 1 else ''} of {len(variants)} compiled "
+           f"variant{'s' if len(variants) != 1 else ''} on the virtual {trace['target']} ({trace['device']}); "
+           f"times are modelled, not measured"]
+    if launches:
+        shown = launches[:LAUNCH_ROWS]
+        rows = [[str(launch["index"] + 1), launch["kernel"], launch["site"], _grid(launch["grid"]),
+                 str(launch["variant"]), "new" if launch["new_compile"] else "JIT cache", _ran(launch),
+                 _us(launch.get("modelled_seconds"))] for launch in shown]
+        out += [""] + table(["#", "kernel", "launched at", "grid", "variant", "compile", "ran", "modelled us"],
+                            rows, align="lllrrllr")
+        if len(launches) > LAUNCH_ROWS:
+            out.append(f"... and {len(launches) - LAUNCH_ROWS} more (all of them in --json and --trace)")
+    if variants:
+        rows = []
+        for v in variants:
+            regs = "-" if v.get("registers") is None else str(v["registers"])
+            spills = "-" if v.get("spill_bytes") is None else str(v["spill_bytes"])
+            occ = "-" if v.get("occupancy") is None else pct(v["occupancy"])
+            rows.append([str(v["id"]), v["kernel"], f"{v['launches']}" + (f" (+{v['warmups']} warmup)" if v["warmups"] else ""),
+                         f"{v['num_warps']}/{v['num_stages']}", regs, spills, kib(v["shared"]), occ,
+                         "; ".join(v["specialised"]) or "nothing"])
+        out += [""] + table(["variant", "kernel", "launches", "warps/stages", "regs", "spill B", "shared", "occupancy",
+                             "specialised on"], rows, align="rllrrrrrl")
+        ref = trace_file or "TRACE.json"
+        for v in variants:
+            if v.get("rebuild"):
+                out.append(f"variant {v['id']}: {v['rebuild']}")
+        out.append(f"open a variant in any command as {ref}#N (save the trace with --trace FILE), e.g. "
+                   f"playground compile {ref}#1 --show sass")
+    for pick in trace.get("autotune", []):
+        out.append(f"autotune {pick['kernel']}: {pick['best']} (picked by modelled time)")
+    busy = sum(launch.get("modelled_seconds") or 0 for launch in launches)
+    out.append(f"GPU busy {busy * 1e3:,.3f} ms (modelled); the script's host time here {trace['host_seconds']:,.3f} s "
+               f"(compiling and interpreting left out)")
+    return "\n".join(out)

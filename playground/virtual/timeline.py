@@ -1,0 +1,31 @@
+"""The run as a Chrome trace-event file (the JSON PyTorch's profiler exports; Perfetto opens it).
+
+Two tracks. Host: the script's Python, measured here, with each launch's dispatch as a slice
+(compiling and interpreting are left out, capture.py). GPU stream: each kernel at its modelled
+start and duration, queued behind the previous one. Where the GPU track has gaps, the GPU starves:
+launches cost more than the kernels they start. Format: "Trace Event Format" (Google, the
+catapult project), complete events (ph "X") with microsecond timestamps.
+"""
+from __future__ import annotations
+
+HOST_TID, GPU_TID = 1, 2
+
+
+def events(trace: dict) -> dict:
+    pid = 1
+    out = [{"ph": "M", "name": "process_name", "pid": pid, "args": {"name": f"playground run on the virtual "
+                                                                          f"{trace['target']} (modelled GPU)"}},
+           {"ph": "M", "name": "thread_name", "pid": pid, "tid": HOST_TID, "args": {"name": "host (measured here)"}},
+           {"ph": "M", "name": "thread_name", "pid": pid, "tid": GPU_TID, "args": {"name": "GPU stream (modelled)"}}]
+    for launch in trace["launches"]:
+        name = launch["kernel"]
+        args = {"grid": launch["grid"], "variant": launch["variant"], "site": launch["site"]}
+        out.append({"ph": "X", "name": f"launch {name}", "cat": "host", "pid": pid, "tid": HOST_TID,
+                    "ts": launch["host_start"] * 1e6, "dur": launch["host_dispatch_seconds"] * 1e6, "args": args})
+        if launch.get("modelled_seconds") is not None:
+            out.append({"ph": "X", "name": name, "cat": "kernel (modelled)", "pid": pid, "tid": GPU_TID,
+                        "ts": launch["gpu_start"] * 1e6, "dur": launch["modelled_seconds"] * 1e6,
+                        "args": args | {"modelled_us": launch["modelled_seconds"] * 1e6,
+                                        "model": launch.get("model_basis", "")}})
+    return {"traceEvents": out, "displayTimeUnit": "ns",
+            "otherData": {"note": "GPU times are modelled by playground (roofline), not measured"}}

@@ -1,0 +1,194 @@
+"""torch's side of the virtual GPU: a script's "cuda" tensors live on the CPU; torch.cuda answers for the target.
+
+- Every device a script names ("cuda", "cuda:0", torch.device("cuda", 0), 0) becomes the CPU, through a
+  TorchFunctionMode: factory functions' `device=`, `.to(...)`, `.cuda()`, `.pin_memory()`. Tensors say
+  they are on the CPU (`x.device`, `x.is_cuda`), which is the truth; the active torch device Triton's
+  driver reports is the CPU too, so `assert x.device == DEVICE` holds as it would on a GPU.
+- torch.cuda's queries answer with the target's properties (gpu.py); streams and events are the virtual
+  stream's, and an event's elapsed_time is the modelled time between two points of it.
+- Any other public torch.cuda function fails with one line naming it (VirtualDeviceError).
+- Inside a timing loop (capture.timing), the most expensive of torch's own ops (matmul and friends)
+  return uninitialised tensors of the right shape: their results are discarded, and on the CPU they would
+  cost minutes at the sizes a GPU benchmark sweeps. They are not modelled (capture.py says so).
+"""
+from __future__ import annotations
+
+import contextlib
+import inspect
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from .gpu import VirtualGPU
+
+CPU = torch.device("cpu")
+
+# torch ops skipped (shape only) inside a timing loop: the ones whose CPU cost explodes at GPU sizes.
+SKIPPED_WHEN_TIMING = {"matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "einsum", "linear", "__matmul__",
+                       "scaled_dot_product_attention", "conv1d", "conv2d", "conv3d", "tensordot"}
+
+
+class VirtualDeviceError(RuntimeError):
+    """The script asked for something the virtual GPU does not provide."""
+
+
+def _is_gpu_device(value) -> bool:
+    if isinstance(value, torch.device):
+        return value.type in ("cuda", "hip")
+    if isinstance(value, str):
+        return value.split(":")[0] in ("cuda", "hip")
+    return False
+
+
+def _to_cpu_device(value):
+    if _is_gpu_device(value) or (isinstance(value, int) and not isinstance(value, bool)):
+        return CPU
+    return value
+
+
+class DeviceMode(TorchFunctionMode):
+    """Maps every GPU device to the CPU; with `skip_expensive()` true, matmul-like ops return shapes only."""
+
+    def __init__(self, skip_expensive=lambda: False):
+        super().__init__()
+        self.skip_expensive = skip_expensive
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {})
+        name = getattr(func, "__name__", "")
+        if "device" in kwargs:
+            kwargs["device"] = _to_cpu_device(kwargs["device"])
+        if name in ("cuda", "pin_memory", "record_stream") and args and isinstance(args[0], torch.Tensor):
+            return args[0] if name != "record_stream" else None
+        if name == "to" and args:
+            args = (args[0],) + tuple(CPU if _is_gpu_device(a) else a for a in args[1:])
+        if name in SKIPPED_WHEN_TIMING and self.skip_expensive():
+            return _shape_only(func, args, kwargs)
+        return func(*args, **kwargs)
+
+
+def _shape_only(func, args, kwargs):
+    """The op's result as uninitialised CPU tensors: its shape, strides and dtype computed on the meta device."""
+    def meta(x):
+        return torch.empty_strided(x.shape, x.stride(), dtype=x.dtype, device="meta") \
+            if isinstance(x, torch.Tensor) else x
+    with torch._C.DisableTorchFunction():
+        out = func(*[meta(a) for a in args], **{k: meta(v) for k, v in kwargs.items()})
+        return torch.utils._pytree.tree_map(
+            lambda t: torch.empty_strided(t.shape, t.stride(), dtype=t.dtype) if isinstance(t, torch.Tensor) else t, out)
+
+
+_state: dict = {"gpu": None}     # the VirtualGPU install() set up
+
+
+class Event:
+    """A CUDA event on the virtual stream: it stamps the stream's modelled clock when recorded."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False, **_):
+        self.enable_timing, self.stamp = enable_timing, None
+
+    def record(self, stream=None):
+        self.stamp = _state["gpu"].stream_end
+
+    def synchronize(self): pass
+    def query(self): return True
+    def wait(self, stream=None): pass
+
+    def elapsed_time(self, end) -> float:
+        """Milliseconds between two recorded events, on the modelled clock (never measured)."""
+        if self.stamp is None or end.stamp is None:
+            raise RuntimeError("elapsed_time: both events must be recorded first")
+        return (end.stamp - self.stamp) * 1e3
+
+
+class Stream:
+    """A stream of the virtual GPU. Every stream queues on the one modelled timeline (capture.py)."""
+
+    _next = 1
+
+    def __init__(self, device=None, priority=0, **_):
+        self.device = torch.device("cuda", 0)
+        self.priority = priority
+        self.cuda_stream = Stream._next
+        Stream._next += 1
+
+    def synchronize(self): pass
+    def query(self): return True
+    def wait_stream(self, other): pass
+    def wait_event(self, event): pass
+    def record_event(self, event=None):
+        event = event or Event()
+        event.record(self)
+        return event
+    def __enter__(self): return self
+    def __exit__(self, *exc): return False
+    def __eq__(self, other): return isinstance(other, Stream) and other.cuda_stream == self.cuda_stream
+    def __hash__(self): return hash(self.cuda_stream)
+
+
+def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
+    """Patch torch for the virtual GPU (in the child process only: session.py) and enter the device mode."""
+    default_stream = Stream()
+    default_stream.cuda_stream = 0
+
+    _state["gpu"] = gpu
+    props = gpu.torch_properties()
+    current = {"stream": default_stream}
+
+    @contextlib.contextmanager
+    def stream(s=None):
+        before, current["stream"] = current["stream"], s or current["stream"]
+        try:
+            yield s
+        finally:
+            current["stream"] = before
+
+    provided = {
+        "is_available": lambda: True, "is_initialized": lambda: True, "init": lambda: None,
+        "device_count": lambda: 1, "current_device": lambda: 0, "set_device": lambda device: None,
+        "get_device_name": lambda device=None: props.name,
+        "get_device_capability": lambda device=None: gpu.capability,
+        "get_device_properties": lambda device=None: props,
+        "get_arch_list": lambda: [f"sm_{gpu.target.arch}" if gpu.target.is_nvidia else gpu.target.name],
+        "is_bf16_supported": lambda including_emulation=True: True,
+        "synchronize": lambda device=None: None,
+        "current_stream": lambda device=None: current["stream"], "default_stream": lambda device=None: default_stream,
+        "stream": stream, "set_stream": lambda s: current.update(stream=s),
+        "Stream": Stream, "ExternalStream": Stream, "Event": Event,
+        "empty_cache": lambda: None, "ipc_collect": lambda: None,
+        "memory_allocated": lambda device=None: 0, "max_memory_allocated": lambda device=None: 0,
+        "memory_reserved": lambda device=None: 0, "max_memory_reserved": lambda device=None: 0,
+        "reset_peak_memory_stats": lambda device=None: None, "reset_max_memory_allocated": lambda device=None: None,
+        "mem_get_info": lambda device=None: (props.total_memory, props.total_memory),
+        # torch.manual_seed seeds the CPU generator the tensors use, then calls these: nothing more to seed
+        "manual_seed": lambda seed: None, "manual_seed_all": lambda seed: None, "seed": lambda: None,
+        "seed_all": lambda: None, "get_rng_state": lambda device=None: torch.get_rng_state(),
+        "set_rng_state": lambda state, device=None: torch.set_rng_state(state),
+        "device": _DeviceContext, "is_current_stream_capturing": lambda: False,
+    }
+    for name, value in vars(torch.cuda).items():
+        if name.startswith("_") or name in provided or not inspect.isfunction(value):
+            continue
+        setattr(torch.cuda, name, _not_provided(f"torch.cuda.{name}", gpu))
+    for name, value in provided.items():
+        setattr(torch.cuda, name, value)
+    mode = DeviceMode(skip_expensive)
+    mode.__enter__()
+    return mode
+
+
+class _DeviceContext:
+    """torch.cuda.device(i): a context manager that changes nothing (there is one virtual device)."""
+
+    def __init__(self, device=None):
+        self.idx = 0
+
+    def __enter__(self): return self
+    def __exit__(self, *exc): return False
+
+
+def _not_provided(name: str, gpu: VirtualGPU):
+    def fail(*args, **kwargs):
+        raise VirtualDeviceError(f"{name} is not provided by the virtual {gpu.target.name}")
+    fail.__name__ = name.rsplit(".", 1)[-1]
+    return fail

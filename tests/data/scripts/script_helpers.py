@@ -1,0 +1,12 @@
+"""Helpers a script imports: a @triton.jit device function and a host wrapper, as real projects split them."""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def squared(x):
+    return x * x
+
+
+def blocks(n: int, block: int) -> int:
+    return triton.cdiv(n, block)
