@@ -83,6 +83,8 @@ def _from_file(path: str, name: str, target: str | None = None) -> KernelSpec:
             namespace = vars(module)
         except Exception as e:  # broken, or written for a GPU machine: read it on the virtual GPU
             del sys.modules[module_name]
+            if not _refers_to_a_gpu(file):
+                raise UserError(f"{path}: cannot import: {type(e).__name__}: {e}") from e
             namespace = _read_on_virtual_gpu(path, file, target, e)
     specs = {k: v for k, v in namespace.items() if isinstance(v, KernelSpec)}
     by_name = {s.name: s for s in specs.values()} | specs
@@ -101,11 +103,16 @@ def _from_file(path: str, name: str, target: str | None = None) -> KernelSpec:
                     + ", ".join(f"{path}:{n}" for n in sorted({s.name for s in specs.values()})))
 
 
+def _refers_to_a_gpu(file: Path) -> bool:
+    """Whether a file asks for a GPU (torch.cuda, Triton's active driver, "cuda" tensors)."""
+    return any(word in file.read_text(errors="replace") for word in ("driver.active", "torch.cuda", "cuda"))
+
+
 def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Exception) -> dict:
     import warnings
 
-    from . import targets
     from ..virtual import launches
+    from . import targets
     target = targets.resolve(target).name
     try:
         namespace = launches.read_script(file, target)

@@ -130,10 +130,7 @@ class Recorder:
         self.last_return = time.perf_counter()
 
     def _interpret(self, jit, grid, values):
-        from triton.runtime.interpreter import InterpretedFunction
-        fn = self._interpreted.get(jit)
-        if fn is None:
-            fn = self._interpreted[jit] = InterpretedFunction(jit.fn)
+        fn = _interpreted(self._interpreted, jit)
         with _callees_interpreted(self._interpreted), _no_device_mode():
             fn[grid](**dict(zip(jit.arg_names, values)))
 
@@ -278,6 +275,16 @@ def install(recorder: Recorder):
     knobs.autotuning.listener = recorder.autotuned
 
 
+def _interpreted(cache: dict, jit):
+    """The interpreter's version of a JITFunction, kept by identity: hashing a JITFunction computes its
+    cache key, which fails while the interpreter has triton.language patched."""
+    from triton.runtime.interpreter import InterpretedFunction
+    entry = cache.get(id(jit))
+    if entry is None:
+        entry = cache[id(jit)] = (jit, InterpretedFunction(jit.fn))
+    return entry[1]
+
+
 class _callees_interpreted:
     """While a kernel is interpreted, a @triton.jit function it calls runs interpreted too."""
 
@@ -285,15 +292,11 @@ class _callees_interpreted:
         self.cache = cache
 
     def __enter__(self):
-        from triton.runtime.interpreter import InterpretedFunction
         cache = self.cache
         self.saved = JITFunction.__call__
 
         def call(jit, *args, **kwargs):
-            fn = cache.get(jit)
-            if fn is None:
-                fn = cache[jit] = InterpretedFunction(jit.fn)
-            return fn(*args, **kwargs)
+            return _interpreted(cache, jit)(*args, **kwargs)
         JITFunction.__call__ = call
 
     def __exit__(self, *exc):

@@ -1,0 +1,197 @@
+"""`playground run`: scripts written for a CUDA machine, unchanged, on a virtual GPU.
+
+The scripts in data/scripts/ are written the way Triton's tutorials write them. Each runs once per
+target (in its own process, as `playground run` runs it); the tests read what it captured.
+"""
+import functools
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+from playground.virtual import session, timeline  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPTS = ROOT / "tests" / "data" / "scripts"
+
+
+@functools.cache
+def captured(script: str, target: str = "sm_90", execute: bool = True) -> session.Run:
+    return session.run_script(str(SCRIPTS / script), [], target, execute=execute)
+
+
+def cli(*args, cwd=None):
+    """The CLI as its own process (a trace is read on a virtual GPU, which patches torch in that process)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, str(ROOT / "cli.py"), *map(str, args)], capture_output=True,
+                          text=True, env=env, cwd=cwd or ROOT)
+
+
+def test_a_tutorial_style_script_runs_unchanged_and_its_benchmark_is_compiled_not_run():
+    run = captured("vector_add_bench.py")
+    assert run.exit_code == 0
+    checks, timed = run.launches[:2], run.launches[2:]
+    assert all(r["executed"] and not r["timed"] for r in checks)
+    # perf_report's sweep up to 2**27 elements: six sizes, each compiled, captured and modelled, none executed
+    assert [r["grid"][0] for r in timed] == [math.ceil(2**i / 1024) for i in range(12, 28, 3)]
+    assert all(r["timed"] and not r["executed"] and r["modelled_seconds"] > 0 for r in timed)
+    assert "modelled, not measured" in run.trace["messages"][0]
+
+
+def test_an_aligned_and_a_misaligned_view_are_two_variants():
+    run = captured("vector_add_bench.py")
+    aligned, shifted = run.launches[0], run.launches[1]
+    assert [a["address_mod_16"] for a in aligned["args"][:3]] == [0, 0, 0]
+    assert [a["address_mod_16"] for a in shifted["args"][:2]] == [4, 4]     # x[1:]: 4 bytes in
+    assert (aligned["args"][3]["value"], shifted["args"][3]["value"]) == (98432, 98431)
+    first, second = run.variants[0], run.variants[1]
+    assert aligned["variant"] == 1 and shifted["variant"] == 2 and first["hash"] != second["hash"]
+    assert first["specialised"] == ["x_ptr: 16-byte aligned", "y_ptr: 16-byte aligned",
+                                    "output_ptr: 16-byte aligned", "n_elements: divisible by 16"]
+    assert second["specialised"] == ["output_ptr: 16-byte aligned"]   # the fresh output only
+
+
+@pytest.mark.parametrize("target, sms", [("sm_90", 132), ("sm_80", 108)])
+def test_a_persistent_kernel_sized_from_the_device_gets_one_program_per_sm(target, sms):
+    run = captured("persistent.py", target)
+    assert run.exit_code == 0 and run.launches[0]["grid"] == [sms, 1, 1]
+
+
+@pytest.mark.parametrize("target, sms", [("sm_90", 132), ("sm_80", 108)])
+def test_fused_softmax_is_sized_from_the_registers_warmup_reports(target, sms):
+    run = captured("fused_softmax.py", target)
+    assert run.exit_code == 0
+    (variant,) = run.variants
+    assert variant["warmups"] == 1 and variant["launches"] == 1 and variant["same_binary"]
+    # the script's own arithmetic, on the registers the binary really uses (cuobjdump, via load_binary)
+    occupancy = 65536 // (variant["registers"] * 32 * 8)
+    if variant["shared"]:
+        occupancy = min(occupancy, {"sm_90": 227, "sm_80": 163}[target] * 1024 // variant["shared"])
+    assert run.launches[0]["grid"] == [min(sms * occupancy, 1823), 1, 1]
+
+
+def test_autotune_picks_the_config_the_model_says_is_fastest():
+    run = captured("autotuned_matmul.py")
+    assert run.exit_code == 0
+    (pick,) = run.trace["autotune"]
+    assert pick["best"] == min(pick["modelled_ms"], key=pick["modelled_ms"].get)
+    tuning, final = run.launches[:-1], run.launches[-1]
+    assert len(tuning) == 2 and all(r["timed"] and not r["executed"] for r in tuning)
+    assert final["executed"] and not final["new_compile"]        # the pick, served by the JIT's cache
+    assert run.trace["messages"][-1].endswith("by modelled time on the virtual sm_90 (not measured)")
+
+
+def test_tensor_descriptors_host_and_device_side():
+    run = captured("descriptors.py")
+    assert run.exit_code == 0
+    assert [v["kernel"] for v in run.variants] == ["copy_host_desc", "copy_device_desc"]
+    assert all(v["same_binary"] for v in run.variants)
+    assert run.launches[0]["args"][0]["kind"] == "tensordesc"
+
+
+def test_cuda_idioms_streams_atomics_do_not_specialize_and_imported_helpers():
+    run = captured("mixed.py")
+    assert run.exit_code == 0
+    assert len(run.launches) == 2 and len(run.variants) == 1    # n=1000 and n=1024: one binary
+    assert not any(s.startswith("n:") for s in run.variants[0]["specialised"])
+
+
+def test_what_run_captured_is_byte_identical_to_what_compile_shows(tmp_path):
+    run = captured("vector_add_bench.py")
+    trace = tmp_path / "trace.json"
+    trace.write_text(json.dumps(run.trace))
+    for variant in run.variants:
+        done = cli("compile", f"{trace}#{variant['id']}", "--json")
+        assert done.returncode == 0, done.stderr
+        shown = json.loads(done.stdout)
+        assert shown["hash"] == variant["hash"] and shown["cache_hit"] and shown["target"] == "sm_90"
+    # the aligned and the misaligned launch, side by side: 128-bit loads against 32-bit ones
+    diff = cli("diff", f"{trace}#1", "--a", f"kernel={trace}#1", "--b", f"kernel={trace}#2", "--show", "ptx")
+    assert diff.returncode == 0, diff.stderr
+    rows = {line.split()[0]: line.split()[1:3] for line in diff.stdout.splitlines() if line.startswith("global_")}
+    assert rows["global_load.128"] == ["4", "0"] and rows["global_load.32"] == ["0", "16"]
+
+
+def test_failures_are_one_line_and_the_script_goes_on(capfd):
+    run = session.run_script(str(SCRIPTS / "rough_edges.py"), [], "sm_90")
+    out, err = capfd.readouterr()
+    assert run.exit_code == 1                                  # the script's own ZeroDivisionError
+    assert run.launches[0]["error"].startswith("asm_kernel: the interpreter cannot run this kernel: "
+                                               "NotImplementedError: inline_asm")
+    assert f"playground: {run.launches[0]['error']}" in err.splitlines()
+    assert "the script went on after the kernel the interpreter cannot run" in out
+    assert "unsupported: torch.cuda.get_sync_debug_mode is not provided by the virtual sm_90" in out
+    # the traceback is the script's: its two frames, none of runpy's, Triton's or playground's
+    trace = err[err.index("Traceback"):].splitlines()
+    assert [line.strip() for line in trace if line.strip().startswith("File")] == [
+        f'File "{SCRIPTS / "rough_edges.py"}", line 30, in <module>',
+        f'File "{SCRIPTS / "rough_edges.py"}", line 27, in compute_total']
+    assert trace[-1] == "ZeroDivisionError: division by zero"
+
+
+def test_the_timeline_has_a_host_track_and_a_modelled_gpu_stream():
+    run = captured("vector_add_bench.py")
+    events = timeline.events(run.trace)["traceEvents"]
+    host = [e for e in events if e.get("ph") == "X" and e["tid"] == timeline.HOST_TID]
+    gpu = [e for e in events if e.get("ph") == "X" and e["tid"] == timeline.GPU_TID]
+    assert len(host) == len(gpu) == len(run.launches)
+    for earlier, later in zip(gpu, gpu[1:]):           # one stream: each kernel queues behind the last
+        assert later["ts"] >= earlier["ts"] + earlier["dur"] - 1e-6
+    for launch, kernel in zip(host, gpu):              # a kernel never starts before its launch
+        assert kernel["ts"] >= launch["ts"]
+    # the first sizes are launch-bound: the host's dispatch takes longer than the modelled kernel
+    assert any(h["dur"] > g["dur"] for h, g in zip(host, gpu))
+    assert "modelled" in json.dumps(events[:3])
+
+
+def test_the_cli_prints_the_table_and_saves_the_trace_and_the_timeline(tmp_path):
+    trace, tl = tmp_path / "t.json", tmp_path / "tl.json"
+    done = cli("run", SCRIPTS / "persistent.py", "--target", "sm_80", "--trace", trace, "--timeline", tl)
+    assert done.returncode == 0, done.stderr
+    assert "persistent: 108 programs, ok" in done.stdout
+    assert "1 launch of 1 compiled variant on the virtual sm_80" in done.stdout
+    assert json.loads(trace.read_text())["launches"][0]["grid"] == [108, 1, 1]
+    assert "traceEvents" in json.loads(tl.read_text())
+    again = cli("run", SCRIPTS / "persistent.py", "--trace", trace)      # never overwrite without --force
+    assert again.returncode == 2 and again.stderr.strip().endswith("exists; pass --force to overwrite it")
+
+
+def test_run_json_matches_its_schema_and_keeps_stdout_for_the_report():
+    jsonschema = pytest.importorskip("jsonschema")
+    from playground.report import report
+    done = cli("run", "--json", SCRIPTS / "mixed.py")
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)            # the script's prints went to stderr
+    jsonschema.Draft202012Validator(report.schema("run")).validate(data)
+    assert "mixed: ok" in done.stderr and data["format"] == "playground-trace/1"
+
+
+def test_arguments_after_the_script_are_the_scripts_own(tmp_path):
+    script = tmp_path / "args.py"
+    script.write_text("import sys\nprint('argv', sys.argv[1:])\n")
+    done = cli("run", script, "--size", "7", "-t", "sm_80", "--", "--target", "x")
+    assert done.returncode == 0 and "argv ['--size', '7', '--target', 'x']" in done.stdout
+    assert "on the virtual sm_80" in done.stdout
+
+
+def test_bad_input_is_one_line_and_exit_2(tmp_path):
+    done = cli("run", tmp_path / "missing.py")
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [f"error: no such script: {tmp_path / 'missing.py'}"]
+    done = cli("run", SCRIPTS / "mixed.py", "--target", "sm_12")
+    assert done.returncode == 2 and "unknown target 'sm_12'" in done.stderr
+
+
+def test_a_kernel_file_that_queries_the_gpu_at_import_opens_on_the_virtual_device(tmp_path):
+    marker = tmp_path / "demo_ran"
+    kernel_file = tmp_path / "gpu_at_import.py"
+    kernel_file.write_text((ROOT / "tests" / "data" / "gpu_at_import.py").read_text().replace("MARKER", str(marker)))
+    done = cli("compile", kernel_file, "--target", "sm_80", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["target"] == "sm_80"
+    assert "without running its top-level demo code" in done.stderr
+    assert not marker.exists()                 # the demo at the bottom of the file did not run
