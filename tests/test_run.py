@@ -7,10 +7,13 @@ import functools
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 pytest.importorskip("torch")
@@ -181,7 +184,8 @@ def test_arguments_after_the_script_are_the_scripts_own(tmp_path):
 
 def test_bad_input_is_one_line_and_exit_2(tmp_path):
     done = cli("run", tmp_path / "missing.py")
-    assert done.returncode == 2 and done.stderr.strip().splitlines() == [f"error: no such script: {tmp_path / 'missing.py'}"]
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [f"error: no such script: {tmp_path / 'missing.py'}"]
     done = cli("run", SCRIPTS / "mixed.py", "--target", "sm_12")
     assert done.returncode == 2 and "unknown target 'sm_12'" in done.stderr
 
@@ -195,3 +199,24 @@ def test_a_kernel_file_that_queries_the_gpu_at_import_opens_on_the_virtual_devic
     assert json.loads(done.stdout)["target"] == "sm_80"
     assert "without running its top-level demo code" in done.stderr
     assert not marker.exists()                 # the demo at the bottom of the file did not run
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_to_the_main_process_stops_the_script(tmp_path, signum):
+    script = tmp_path / "forever.py"
+    script.write_text("import time\nimport torch\nx = torch.ones(4, device='cuda')\nprint('started', flush=True)\n"
+                      "while True:\n    time.sleep(0.05)\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "run", str(script)], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline() == "started\n"           # the script is running in its child process
+    children = psutil.Process(proc.pid).children(recursive=True)
+    assert children
+    sent = time.monotonic()
+    os.kill(proc.pid, signum)                              # the main process alone
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signum and time.monotonic() - sent < 10
+    assert err.strip().splitlines()[-1] == (f"error: interrupted ({signal.Signals(signum).name}); stopped with "
+                                            f"every process it started")
+    time.sleep(0.5)
+    assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]

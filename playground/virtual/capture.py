@@ -61,23 +61,26 @@ class Recorder:
         self.host_clock += entered - self.last_return
         cache = jit.device_caches[0][0]
         before = len(cache)
-        record = {"index": len(self.launches), "kernel": jit.__name__, "file": str(Path(jit.fn.__code__.co_filename).resolve()),
-                  "site": _user_site(),
+        record = {"index": len(self.launches), "kernel": jit.__name__,
+                  "file": str(Path(jit.fn.__code__.co_filename).resolve()), "site": _user_site(),
                   "timed": self.timing_depth > 0, "host_start": self.host_clock,
                   "options": {k: v for k, v in kwargs.items() if k not in jit.arg_names}, "own_seconds": 0.0}
         self.current = record
+        dispatch_start = time.perf_counter()
         try:
             kernel = original(jit, *args, grid=grid, warmup=warmup, **kwargs)
         finally:
             self.current = None
+        # the JIT's own launch path, as a script on a GPU would pay it: without compiling or interpreting
+        dispatch = max(time.perf_counter() - dispatch_start - record.pop("own_seconds"), 0.0)
+        record["own_seconds"] = 0.0
+        record["host_dispatch_seconds"] = dispatch
         record["new_compile"] = len(cache) > before
         if kernel is not None:
             if "grid" not in record:     # a warmup: bind the arguments as the JIT did, for the figures
                 record["args"] = launches.describe_args(jit, _bound(jit, args, kwargs))
             self._finish(jit, kernel, record)
-        done = time.perf_counter()
-        dispatch = max(done - entered - record.pop("own_seconds"), 0.0)
-        record["host_dispatch_seconds"] = dispatch
+        record.pop("own_seconds")
         self.host_clock += dispatch
         self.last_return = time.perf_counter()
         return kernel
@@ -117,16 +120,17 @@ class Recorder:
         record = {"index": len(self.launches), "kernel": jit.__name__,
                   "file": str(Path(jit.fn.__code__.co_filename).resolve()), "site": _user_site(),
                   "timed": self.timing_depth > 0, "host_start": self.host_clock, "options": {}, "own_seconds": 0.0,
-                  "new_compile": False}
+                  "new_compile": False, "direct": True}
         self.current = record
+        dispatch_start = time.perf_counter()
         try:
             self.launched(src, metadata, grid, values)
+            record["host_dispatch_seconds"] = max(time.perf_counter() - dispatch_start - record["own_seconds"], 0.0)
             self._finish(jit, SimpleNamespace(hash=metadata.hash, metadata=metadata, src=src), record)
         finally:
             self.current = None
-        dispatch = max(time.perf_counter() - entered - record.pop("own_seconds"), 0.0)
-        record["host_dispatch_seconds"] = dispatch
-        self.host_clock += dispatch
+        record.pop("own_seconds")
+        self.host_clock += record["host_dispatch_seconds"]
         self.last_return = time.perf_counter()
 
     def _interpret(self, jit, grid, values):
@@ -149,7 +153,7 @@ class Recorder:
             self.launches.append(record)
         else:
             variant["warmups"] += 1
-            self._figures(jit, variant, dict(record, grid=[1, 1, 1]))
+            self._figures(jit, variant, dict(record, grid=[1, 1, 1], warmup_only=True))
         record["own_seconds"] += time.perf_counter() - start
 
     def _new_variant(self, jit, kernel, record) -> dict:
@@ -165,8 +169,11 @@ class Recorder:
     def _figures(self, jit, variant, record):
         """The variant through the project's pipeline: prove the same binary, then read its figures."""
         if variant.get("figures_done"):
+            if variant.pop("source_from_warmup", False) and variant["source"] and "args" in record:
+                variant["source"] = launches.source_of(record, self.gpu.target.name)   # the launch's grid
             return
         variant["figures_done"] = True
+        variant["source_from_warmup"] = record.get("warmup_only", False)
         try:
             source = launches.source_of(record, self.gpu.target.name)
             request = launches.request_for(source, jit)
@@ -198,7 +205,8 @@ class Recorder:
         per_sm = variant.get("ctas_per_sm") or None
         est = roofline.estimate(flops, nbytes, peak, d.mem_bandwidth_gbs, ctas,
                                 per_sm * d.num_sms if per_sm else None, d.num_sms)
-        start = max(record["host_start"], self.gpu.stream_end)
+        # queued once dispatched; starts when the kernel before it has finished
+        start = max(record["host_start"] + record["host_dispatch_seconds"], self.gpu.stream_end)
         record.update(ctas=ctas, waves=est.waves, modelled_seconds=est.seconds, model_basis=basis,
                       gpu_start=start, gpu_end=start + est.seconds)
         self.gpu.stream_end = start + est.seconds
@@ -243,7 +251,8 @@ class Recorder:
             print(f"playground: {message}", file=sys.stderr, flush=True)
 
     def as_dict(self) -> dict:
-        variants = [{k: v for k, v in var.items() if k != "figures_done"} for var in self.variants.values()]
+        variants = [{k: v for k, v in var.items() if k not in ("figures_done", "source_from_warmup")}
+                    for var in self.variants.values()]
         return {"target": self.gpu.target.name, "device": self.device.name, "executed": self.execute,
                 "launches": self.launches, "variants": variants, "autotune": self.autotune,
                 "messages": self.messages, "host_seconds": self.host_clock, "gpu_seconds": self.gpu.stream_end}
@@ -296,7 +305,18 @@ class _callees_interpreted:
         self.saved = JITFunction.__call__
 
         def call(jit, *args, **kwargs):
-            return _interpreted(cache, jit)(*args, **kwargs)
+            # As InterpretedFunction.__call__, which patches the callee's triton.language modules but never
+            # restores them (that breaks the next real compile): here the patch is undone on return.
+            from triton.runtime.interpreter import _patch_lang
+            try:
+                scope = _patch_lang(jit.fn)
+            except AssertionError:       # the callee's module has no triton.language: the kernel's patch serves
+                scope = None
+            try:
+                return _interpreted(cache, jit).rewrite()(*args, **kwargs)
+            finally:
+                if scope is not None:
+                    scope.restore()
         JITFunction.__call__ = call
 
     def __exit__(self, *exc):

@@ -25,6 +25,9 @@ def main(argv: list[str]) -> int:
     if settings.get("script_stdout_to_stderr"):     # --json: stdout is the report's alone
         os.dup2(2, 1)
         sys.stdout = sys.stderr
+    import warnings
+    # Triton 3.9 warns on every process that its FP-fusion default will change; `compile` hides it too
+    warnings.filterwarnings("ignore", message=".*TRITON_DEFAULT_FP_FUSION.*")
     from . import session
     recorder = session.install_for_running(settings["target"], execute=settings["execute"])
     sys.argv = [script, *script_args]

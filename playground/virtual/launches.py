@@ -160,8 +160,9 @@ def spec_for(source: dict, jit) -> KernelSpec:
         return tuple(_stand_in(a) for a in positional)
 
     grid = tuple(source["grid"])
-    return KernelSpec(name=source["kernel"], kernel=jit, description=f"{source['kernel']} as captured by playground run",
-                      tensors=tensors, args=runtime_args, grid=lambda shape, meta: grid, meta=meta,
+    return KernelSpec(name=source["kernel"], kernel=jit,
+                      description=f"{source['kernel']} as captured by playground run", tensors=tensors,
+                      args=runtime_args, grid=lambda shape, meta: grid, meta=meta,
                       default_shape={}, num_warps=source["num_warps"], num_stages=source["num_stages"],
                       source_path=source["file"])
 

@@ -11,7 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..core import targets
@@ -24,7 +24,6 @@ class Run:
     """What one `playground run` captured: the trace (launches, variants, autotune picks) and the script's exit code."""
     trace: dict
     exit_code: int
-    notes: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return self.trace

@@ -23,6 +23,22 @@ def _grid(grid: list[int]) -> str:
     return "x".join(str(g) for g in (grid[:1] if grid[1:] == [1, 1] else grid))
 
 
+def _specialised(words: list[str]) -> str:
+    """["x: 16-byte aligned", "n: divisible by 16"] -> "16-byte aligned: x; divisible by 16: n"."""
+    by_kind: dict[str, list[str]] = {}
+    for word in words:
+        name, _, kind = word.partition(": ")
+        by_kind.setdefault(kind or name, []).append(name if kind else "")
+    return "; ".join(f"{kind}: {', '.join(n for n in names if n)}" if any(names) else kind
+                     for kind, names in by_kind.items()) or "nothing"
+
+
+def _compile(launch: dict) -> str:
+    if launch.get("direct"):
+        return "direct"
+    return "new" if launch["new_compile"] else "JIT cache"
+
+
 def format_text(trace: dict, trace_file: str | None = None) -> str:
     launches, variants = trace["launches"], trace["variants"]
     out = [f"{len(launches)} launch{'es' if len(launches) != 1 else ''} of {len(variants)} compiled "
@@ -31,7 +47,7 @@ def format_text(trace: dict, trace_file: str | None = None) -> str:
     if launches:
         shown = launches[:LAUNCH_ROWS]
         rows = [[str(launch["index"] + 1), launch["kernel"], launch["site"], _grid(launch["grid"]),
-                 str(launch["variant"]), "new" if launch["new_compile"] else "JIT cache", _ran(launch),
+                 str(launch["variant"]), _compile(launch), _ran(launch),
                  _us(launch.get("modelled_seconds"))] for launch in shown]
         out += [""] + table(["#", "kernel", "launched at", "grid", "variant", "compile", "ran", "modelled us"],
                             rows, align="lllrrllr")
@@ -43,17 +59,21 @@ def format_text(trace: dict, trace_file: str | None = None) -> str:
             regs = "-" if v.get("registers") is None else str(v["registers"])
             spills = "-" if v.get("spill_bytes") is None else str(v["spill_bytes"])
             occ = "-" if v.get("occupancy") is None else pct(v["occupancy"])
-            rows.append([str(v["id"]), v["kernel"], f"{v['launches']}" + (f" (+{v['warmups']} warmup)" if v["warmups"] else ""),
+            launched = f"{v['launches']}" + (f" (+{v['warmups']} warmup)" if v["warmups"] else "")
+            rows.append([str(v["id"]), v["kernel"], launched,
                          f"{v['num_warps']}/{v['num_stages']}", regs, spills, kib(v["shared"]), occ,
-                         "; ".join(v["specialised"]) or "nothing"])
+                         _specialised(v["specialised"])])
         out += [""] + table(["variant", "kernel", "launches", "warps/stages", "regs", "spill B", "shared", "occupancy",
                              "specialised on"], rows, align="rllrrrrrl")
-        ref = trace_file or "TRACE.json"
         for v in variants:
             if v.get("rebuild"):
                 out.append(f"variant {v['id']}: {v['rebuild']}")
-        out.append(f"open a variant in any command as {ref}#N (save the trace with --trace FILE), e.g. "
-                   f"playground compile {ref}#1 --show sass")
+        if trace_file:
+            out.append(f"open a variant in any command as {trace_file}#N, "
+                       f"e.g. playground compile {trace_file}#1 --show sass")
+        else:
+            out.append("to open a variant in any command (compile, inspect, grid, occupancy, diff), save the run "
+                       "with --trace FILE and name it FILE#N")
     for pick in trace.get("autotune", []):
         out.append(f"autotune {pick['kernel']}: {pick['best']} (picked by modelled time)")
     busy = sum(launch.get("modelled_seconds") or 0 for launch in launches)

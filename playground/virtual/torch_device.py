@@ -75,7 +75,8 @@ def _shape_only(func, args, kwargs):
     with torch._C.DisableTorchFunction():
         out = func(*[meta(a) for a in args], **{k: meta(v) for k, v in kwargs.items()})
         return torch.utils._pytree.tree_map(
-            lambda t: torch.empty_strided(t.shape, t.stride(), dtype=t.dtype) if isinstance(t, torch.Tensor) else t, out)
+            lambda t: torch.empty_strided(t.shape, t.stride(), dtype=t.dtype) if isinstance(t, torch.Tensor) else t,
+            out)
 
 
 _state: dict = {"gpu": None}     # the VirtualGPU install() set up
