@@ -700,6 +700,9 @@ def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps
     if all_kernels == bool(kernel):
         raise UserError("name one kernel (see `playground list`) or pass --all, not both" if kernel
                         else "name one kernel (see `playground list`) or pass --all")
+    if kernel and registry.trace_target(kernel):
+        raise UserError(f"{kernel}: a captured launch has no PyTorch reference to check against; the script's "
+                        f"own asserts are its check, and `playground run` runs them")
     specs = registry.load_all() if all_kernels else [registry.load(kernel)]
     with _progress(not as_json, "checking") as tick:
         outcome = correctness.run_check(specs, all_kernels, quick, params.parse_assignments(shape, "--shape"),
