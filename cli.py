@@ -46,6 +46,8 @@ class Group(click.Group):
             except click.Abort:
                 click.echo("error: aborted", err=True)
                 code = value = 1
+            except BrokenPipeError:            # the reader went away (`| head`): stop quietly, as SIGPIPE would
+                code = value = _stdout_closed()
             if standalone_mode:
                 sys.exit(code)
             return value
@@ -57,7 +59,7 @@ class Group(click.Group):
         from playground import lifecycle
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException, BrokenPipeError):
             raise
         except KeyboardInterrupt as e:
             _show_traceback(ctx)
@@ -77,6 +79,16 @@ class Group(click.Group):
             if isinstance(e, lifecycle.TimedOut) and lifecycle.step_running():
                 lifecycle.exit_now(code)      # the step's thread is still inside the compiler: leave without it
             sys.exit(code)
+
+
+def _stdout_closed() -> int:
+    """Point stdout at /dev/null, so that the interpreter's last flush cannot fail again; 128 + SIGPIPE."""
+    import os
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):     # no real file descriptor (an in-process test runner)
+        pass
+    return 141
 
 
 def _set_debug(ctx, _param, value):
