@@ -141,9 +141,25 @@ def kernel_options(f):
         click.option("--dtype", default=None, help="Element type (fp32, fp16, bf16, ...)."),
         click.option("--timeout", type=float, default=None, metavar="SECONDS",
                      help="Stop if compiling takes longer than this (exit 1)."),
+        click.option("--args", "kernel_args", default=None, metavar="'x=fp32[1024], n=1024, ...'",
+                     expose_value=False, callback=_stash_kernel_args,
+                     help="A bare @triton.jit kernel (file.py:kernel, no spec): its arguments, as a launch "
+                          "would pass them; tensors as DTYPE[SHAPE] (+K for K elements past alignment), "
+                          "grid=N or NxM."),
     ]):
         f = option(f)
     return f
+
+
+def _stash_kernel_args(ctx, _param, value):
+    if value is not None:
+        ctx.meta["playground.kernel_args"] = value
+
+
+def _kernel_args() -> str | None:
+    """`--args` of the running command (kernel_options keeps it out of every signature)."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get("playground.kernel_args") if ctx else None
 
 
 def _compile(request, timeout=None):
@@ -156,7 +172,8 @@ def _compile(request, timeout=None):
 def load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout=None):
     """The command line's kernel options as a Request (playground/core/request.py), compiled."""
     from playground.core.request import Request
-    return _compile(Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype), timeout)
+    request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype, _kernel_args())
+    return _compile(request, timeout)
 
 
 def _warn(message: str) -> None:
@@ -239,8 +256,11 @@ def list_kernels(as_json):
               help="Check the binary: registers, spills, shared, occupancy (50%), blocks_per_sm, or "
                    "STAGE:REGEX (lines that match), e.g. 'sass:HGMMA >= 4'. Exit 1 if one fails. "
                    "With --expect and no --show, only the header is printed.")
+@click.option("--config", "config_index", default=None, metavar="N|list",
+              help="Compile config N of the kernel's configs (an @triton.autotune kernel's own, or the spec's), "
+                   "under any --meta; `list` prints them.")
 def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show, interleave, out_dir,
-            force, as_json, no_header, no_color, expect):
+            force, as_json, no_header, no_color, expect, config_index):
     """Compile KERNEL (a name from `playground list`, or path.py[:name]) and print a stage.
 
     \b
@@ -254,7 +274,18 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     from playground.core.request import Request
     from playground.errors import KernelFailure
     from playground.figures import expectations
-    request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
+    if config_index is not None:
+        from playground.core import registry
+        from playground.core.targets import resolve
+        spec = registry.load(kernel, resolve(registry.trace_target(kernel) or target).name, _kernel_args())
+        if config_index == "list":
+            click.echo(_configs_table(spec))
+            return
+        picked, warps, stages_ = _config_meta(spec, config_index)
+        meta = (picked, *meta) if picked else meta            # the config, then the user's --meta over it
+        num_warps = num_warps if num_warps is not None else warps
+        num_stages = num_stages if num_stages is not None else stages_
+    request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype, _kernel_args())
     tgt = request.target
     header_only = bool(expect) and show is None
     show = show or stage_table.default_for(tgt.backend)
@@ -267,6 +298,28 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     failed = expectations.failure_line(outcomes)
     if failed:                                            # a check that fails: exit 1
         raise KernelFailure(failed)
+
+
+def _config_meta(spec, index: str) -> tuple[str, int | None, int | None]:
+    """Config N of the spec: its meta-parameters as a --meta string, its num_warps and num_stages."""
+    from playground.errors import UserError
+    if not spec.configs:
+        raise UserError(f"--config: {spec.name} has no configs (neither an @triton.autotune nor a spec's `configs`)")
+    try:
+        config = spec.configs[int(index)]
+    except (ValueError, IndexError):
+        raise UserError(f"--config {index}: expected `list` or 0..{len(spec.configs) - 1}") from None
+    meta = ",".join(f"{k}={v}" for k, v in config.items() if k not in ("num_warps", "num_stages"))
+    return meta, config.get("num_warps"), config.get("num_stages")
+
+
+def _configs_table(spec) -> str:
+    from playground.report.report import table
+    names = list(dict.fromkeys(k for c in spec.configs for k in c))
+    source = "its @triton.autotune" if spec.autotuner is not None else "its spec"
+    rows = [[str(i), *(str(c.get(k, "")) for k in names)] for i, c in enumerate(spec.configs)]
+    return "\n".join([f"{spec.name}: {len(spec.configs)} configs, from {source}; compile one with --config N", ""]
+                     + table(["config", *names], rows, align="r" * (len(names) + 1)))
 
 
 def _show_compiled(c, stages, header_only, interleave, out_dir, force, as_json, no_header, no_color, outcomes):
@@ -346,7 +399,7 @@ def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype
     from playground.compare import diff
     from playground.core.request import Request
     from playground.report import render
-    base = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
+    base = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype, _kernel_args())
     cmp = blocking("compiling both variants", timeout, lambda: diff.compare(base, a, b, show, raw, context))
     if as_json:
         click.echo(report.to_json(cmp))
@@ -462,7 +515,7 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
         raise UserError("--json and --csv: pick one")
     if breakdown and (sweep or plot_path):
         raise UserError("--breakdown times one call at one shape; drop --sweep and --plot")
-    request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype)
+    request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype, _kernel_args())
     if breakdown:
         b = blocking("timing", timeout, lambda: bench_breakdown.breakdown(request))
         click.echo(report.to_json(b) if as_json else "\n".join(bench_breakdown.breakdown_lines(b)))
@@ -718,7 +771,8 @@ def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps
     specs = registry.load_all() if all_kernels else [registry.load(kernel)]
     with _progress(not as_json, "checking") as tick:
         outcome = correctness.run_check(specs, all_kernels, quick, params.parse_assignments(shape, "--shape"),
-                                       dtype, params.parse_assignments(meta, "--meta"), num_warps, num_stages, seed,
+                                       dtype, params.parse_assignments(meta, "--meta", strings=True), num_warps,
+                                       num_stages, seed,
                                        interpreter, progress=tick, timeout=timeout)
     if as_json:
         click.echo(report.to_json(outcome))

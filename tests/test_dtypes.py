@@ -11,7 +11,8 @@ pytestmark = pytest.mark.compile
 def test_each_row_names_real_types_of_its_size(name):
     import triton.language as tl
     d = dtypes.DTYPES[name]
-    assert getattr(tl, d.triton).primitive_bitwidth == 8 * d.bytes
+    bits = 1 if name == "i1" else 8 * d.bytes        # a boolean is one bit of value, one byte in memory
+    assert getattr(tl, d.triton).primitive_bitwidth == bits
     assert dtypes.IR_BYTES[d.mlir] == d.bytes
     torch = pytest.importorskip("torch")
     assert getattr(torch, d.torch).itemsize == d.bytes

@@ -155,13 +155,19 @@ def test_parse_ranges():
 @pytest.mark.parametrize("text,message", [
     ("BLOCK_SIZE_M", "expected NAME=V1,V2"),
     ("BLOCK_SIZE_M=", "expected NAME=V1,V2"),
-    ("BLOCK_SIZE_M=big", "not a number"),
+    ("BLOCK_SIZE_M=1+2", "not a number"),
     ("BLOCK_SIZE_M=128..64", "up to B >= A"),
     ("BLOCK_SIZE_M=64 BLOCK_SIZE_M=128", "given twice"),
 ])
 def test_parse_ranges_errors(text, message):
     with pytest.raises(UserError, match=message):
         space.parse_ranges(text)
+
+
+def test_a_word_is_a_string_constexpr_and_the_kernel_says_whether_it_takes_one():
+    assert space.parse_ranges("ACTIVATION=relu,gelu") == {"ACTIVATION": ["relu", "gelu"]}
+    with pytest.raises(UserError, match="--meta BLOCK_SIZE_M=big: expected int"):
+        space.request_for(registry.load("gemm"), "sm_90", {"BLOCK_SIZE_M": "big"})
 
 
 def test_space():

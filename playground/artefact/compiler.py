@@ -86,8 +86,19 @@ class Compiled:
         return self.kernel.asm[name]
 
     @cached_property
+    def threads_per_block(self) -> int:
+        """Threads a block of this binary runs, read from the binary's own launch bounds: PTX `.reqntid`
+        (a warp-specialised kernel on sm_90/sm_100 adds warps beyond num_warps), else num_warps x warp size."""
+        if self.target.is_nvidia:
+            found = re.search(r"\.reqntid\s+(\d+)", self.kernel.asm.get("ptx", ""))
+            if found:
+                return int(found.group(1))
+        return self.config.num_warps * self.target.warp_size
+
+    @cached_property
     def python_source(self) -> str:
-        return Path(self.spec.source_path).read_text()
+        """The file the @triton.jit function lives in (a spec may import its kernel from another file)."""
+        return Path(self.spec.kernel.fn.__code__.co_filename).read_text()
 
     @cached_property
     def resources(self):
@@ -119,13 +130,43 @@ def resolve_config(spec: KernelSpec, meta: dict | None = None, num_warps: int | 
         stages = derived.pop("num_stages", stages)
         merged.update(derived)
     merged.update(params.check_meta(spec, meta or {}))
+    # A constexpr named like a launch option (tutorial 02's `num_stages`) is that option: the JIT binds
+    # one keyword to both, so one value serves both, the --num-stages / --meta the user gave first.
+    for name, given in (("num_warps", num_warps), ("num_stages", num_stages)):
+        if name in spec.kernel.arg_names:
+            value = given if given is not None else (meta or {}).get(name, merged.get(name))
+            if name == "num_warps":
+                warps = value if value is not None else warps
+            else:
+                stages = value if value is not None else stages
+            merged[name] = warps if name == "num_warps" else stages
     warps = params.check_num_warps(num_warps if num_warps is not None else warps)
     stages = params.check_num_stages(num_stages if num_stages is not None else stages)
     config = Config(meta=merged, num_warps=warps, num_stages=stages, shape=shape, dtype=dtype)
+    if spec.heuristics_values:   # @triton.heuristics, as Heuristics.run applies them: last, over everything
+        config.meta = {**merged, **triton_heuristics(spec, config)}
     why = spec.constraints(shape, dtype, merged) if spec.constraints else None
     if why:   # the kernel's own limits (a head dimension it cannot tile, say): one line, before any work
         raise UserError(f"{spec.name}: {why}")
     return config
+
+
+def triton_heuristics(spec: KernelSpec, config: Config) -> dict:
+    """The values of the kernel's @triton.heuristics for this launch: each function gets the launch's
+    arguments by name (stand-ins at the shape, then the meta-parameters and launch options), as
+    triton's Heuristics.run passes them."""
+    from .binder import stand_in_args
+    named = dict(zip(spec.kernel.arg_names, stand_in_args(spec, config)))
+    named.update(config.meta, num_warps=config.num_warps, num_stages=config.num_stages)
+    values = {}
+    for name, heuristic in spec.heuristics_values.items():
+        try:
+            values[name] = heuristic({**named, **values})
+        except Exception as e:
+            raise UserError(f"{spec.name}: its @triton.heuristics for {name} failed on this launch: "
+                            f"{type(e).__name__}: {e}") from e
+        named[name] = values[name]
+    return values
 
 
 def build(request, warn=None) -> Compiled:

@@ -202,11 +202,11 @@ def _prepare(spec, config, device: str = "cuda"):
     inputs = {n: views[n] for n in spec.inputs}
     outputs = {n: views[n] for n in spec.outputs}
     args = spec.args(**views, **config.shape)
-    grid = spec.grid(config.shape, config.meta)
+    grid = spec.grid_for(config.shape, config.meta)
     kernel = spec.kernel[grid]
 
     def launch():
-        kernel(*args, **config.meta, num_warps=config.num_warps, num_stages=config.num_stages)
+        kernel(*args, **{**config.meta, "num_warps": config.num_warps, "num_stages": config.num_stages})
 
     def check(when: str):
         if check.expected is None:

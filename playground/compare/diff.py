@@ -55,7 +55,7 @@ def parse_variant(text: str, base, flag: str = "--a"):
         if key in ("target", "dtype"):
             changes[key] = value
             continue
-        number = params.parse_assignments(f"{key}={value}", flag)[key]
+        number = params.parse_assignments(f"{key}={value}", flag, strings=key not in ("num_warps", "num_stages"))[key]
         if key in ("num_warps", "num_stages"):
             changes[key] = number
         elif key in meta_names:

@@ -35,6 +35,9 @@ DTYPES = {d.name: d for d in (
     DType("i16", 2, "int16", "int16", "i16", "i16", -7777),
     DType("i32", 4, "int32", "int32", "i32", "i32", -7777777),
     DType("i64", 8, "int64", "int64", "i64", "i64", -7777777),
+    # Booleans (torch.bool masks; Triton's int1): no value can mark "never written", so check's
+    # sentinel is True; a kernel that leaves a True output alone is not caught (tests/test_dtypes.py).
+    DType("i1", 1, "int1", "bool", "i1", "i8", 1),
 )}
 
 # Element sizes by the IR's spelling, for reading tensor types out of TTGIR: the dtypes above, plus

@@ -9,8 +9,9 @@ from . import dtypes
 from .spec import KernelSpec
 
 
-def parse_assignments(text: str | Iterable[str] | None, flag: str) -> dict:
-    """'A=1,B=2' -> {'A': 1, 'B': 2}; values are ints, floats, or True/False.
+def parse_assignments(text: str | Iterable[str] | None, flag: str, strings: bool = False) -> dict:
+    """'A=1,B=2' -> {'A': 1, 'B': 2}; values are ints, floats, or True/False (and, with `strings`,
+    any other word as a string: a string or dtype constexpr, `ACTIVATION=leaky_relu`, `OUT_DTYPE=fp16`).
 
     An option given several times (`--shape M=128 --shape N=64`) arrives as a tuple of strings
     and merges; a name given twice with different values is an error, not a silent override.
@@ -21,7 +22,7 @@ def parse_assignments(text: str | Iterable[str] | None, flag: str) -> dict:
         key, raw = key.strip(), raw.strip()
         if not eq or not key or not raw:
             raise UserError(f"{flag} '{item}': expected NAME=VALUE, as in {flag} BLOCK_SIZE=1024")
-        merge(result, key, _number(raw, f"{flag} {key}"), flag)
+        merge(result, key, parse_value(raw, f"{flag} {key}", strings), flag)
     return result
 
 
@@ -55,7 +56,7 @@ def doubling(text: str, what: str) -> list[int]:
     return out
 
 
-def _number(raw: str, what: str):
+def parse_value(raw: str, what: str, strings: bool = False):
     if raw in ("True", "true", "False", "false"):
         return raw.lower() == "true"
     for convert in (int, float):
@@ -63,14 +64,19 @@ def _number(raw: str, what: str):
             return convert(raw)
         except ValueError:
             pass
+    if strings and raw.replace("_", "").replace(".", "").isalnum():
+        return raw
     raise UserError(f"{what}={raw}: not a number")
 
 
 def check_meta(spec: KernelSpec, meta: dict) -> dict:
     known = [p.name for p in spec.kernel.params if p.is_constexpr]
+    meta = dict(meta)
     for key, value in meta.items():
         if key not in known:
             raise UserError(f"--meta {key}: {spec.name} has no meta-parameter of that name{_near(key, known)}")
+        if isinstance(value, str):
+            meta[key] = value = _string_constexpr(spec, key, value)
         if isinstance(value, bool) != isinstance(spec.meta.get(key, value), bool):
             raise UserError(f"--meta {key}={value}: expected {type(spec.meta[key]).__name__}")
         if key.startswith("BLOCK") and not _power_of_two(value):
@@ -108,6 +114,23 @@ def check_num_stages(n) -> int:
     if not isinstance(n, int) or n < 1 or n > 8:
         raise UserError(f"num_stages={n}: must be an integer from 1 to 8")
     return n
+
+
+def _string_constexpr(spec: KernelSpec, key: str, value: str):
+    """A dtype constexpr (`OUT_DTYPE=fp16`) as Triton's dtype, when the kernel's default is one or the
+    word names one; any other word stays a string constexpr (`ACTIVATION=leaky_relu`)."""
+    default = spec.meta.get(key)
+    is_dtype_default = type(default).__name__ in ("dtype", "pointer_type") or hasattr(default, "primitive_bitwidth")
+    if is_dtype_default or (default is None and value in dtypes.DTYPES):
+        import triton.language as tl
+        if value in dtypes.DTYPES:
+            return getattr(tl, dtypes.DTYPES[value].triton)
+        if isinstance(getattr(tl, value, None), tl.dtype):
+            return getattr(tl, value)
+        raise UserError(f"--meta {key}={value}: not a dtype; known: {', '.join(dtypes.DTYPES)}")
+    if default is not None and not isinstance(default, str):
+        raise UserError(f"--meta {key}={value}: expected {type(default).__name__}")
+    return value
 
 
 def _power_of_two(n) -> bool:

@@ -19,18 +19,21 @@ def kernel_names() -> list[str]:
     return sorted(p.stem for p in KERNELS_DIR.glob("*.py") if not p.name.startswith("_"))
 
 
-def load(ref: str, target: str | None = None) -> KernelSpec:
+def load(ref: str, target: str | None = None, args: str | None = None) -> KernelSpec:
     """A kernel by name (`gemm`), by file (`./mine.py`, `./mine.py:my_kernel`), or a launch captured by
     `playground run --trace T.json` (`T.json#2`: variant 2; virtual/launches.py).
 
     `target`: the virtual GPU a user's file is read on when it cannot be imported as it is (below).
+    `args`: for a bare kernel (`file.py:kernel`, no spec), its arguments (core/bare.py).
     """
     if trace_target(ref):
         from ..virtual import launches
         return launches.spec_from_trace(ref)
     path, _, name = ref.partition(":") if _looks_like_path(ref) else ("", "", ref)
     if path:
-        return _from_file(path, name, target)
+        return _from_file(path, name, target, args)
+    if args:
+        raise UserError(f"--args is for a bare kernel in a file (file.py:kernel); {name} has a spec")
     if name not in kernel_names():
         raise UserError(f"unknown kernel '{name}'{_suggest(name, kernel_names())}")
     module = importlib.import_module(f"kernels.{name}")
@@ -63,7 +66,7 @@ def _looks_like_path(ref: str) -> bool:
     return ref.partition(":")[0].endswith(".py") or os.sep in ref
 
 
-def _from_file(path: str, name: str, target: str | None = None) -> KernelSpec:
+def _from_file(path: str, name: str, target: str | None = None, args: str | None = None) -> KernelSpec:
     """A user's file is imported as it is. If that fails (a script written for a GPU machine queries the
     device at import, as Triton's tutorials do), it is read again on a virtual GPU of `target`: its
     imports, definitions and assignments run, its demo code (bare calls, loops, `with`, the
@@ -75,6 +78,10 @@ def _from_file(path: str, name: str, target: str | None = None) -> KernelSpec:
     module = sys.modules.get(module_name)
     namespace = vars(module) if module is not None else None
     if module is None:
+        # as Python runs a script: its own directory first on the path, so helpers beside it import
+        folder = str(file.resolve().parent)
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
         spec = importlib.util.spec_from_file_location(module_name, file)
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
@@ -88,11 +95,18 @@ def _from_file(path: str, name: str, target: str | None = None) -> KernelSpec:
             namespace = _read_on_virtual_gpu(path, file, target, e)
     specs = {k: v for k, v in namespace.items() if isinstance(v, KernelSpec)}
     by_name = {s.name: s for s in specs.values()} | specs
+    if args:
+        if not name or not _is_bare_kernel(namespace.get(name)):
+            raise UserError(f"--args needs a bare kernel: {path}:NAME, NAME a @triton.jit (or autotune / "
+                            f"heuristics) function; kernels there: {', '.join(_bare_kernels(namespace)) or 'none'}")
+        from .bare import spec_for
+        return spec_for(namespace[name], name, str(file.resolve()), args)
     if name:
         if name not in by_name:
             if _is_bare_kernel(namespace.get(name)):
-                raise UserError(f"{path}:{name} is a @triton.jit function with no KernelSpec; "
-                                f"describe it with `SPEC = KernelSpec(...)` as in kernels/vector_add.py")
+                raise UserError(f"{path}:{name} is a @triton.jit function with no KernelSpec; pass its arguments "
+                                f"(--args 'x=fp32[1024], n=1024, BLOCK=256') or describe it with "
+                                f"`SPEC = KernelSpec(...)` as in kernels/vector_add.py")
             raise UserError(f"{path} has no kernel spec named '{name}'{_suggest(name, list(by_name))}")
         return _finish(by_name[name], str(file))
     if len(set(map(id, specs.values()))) == 1:
@@ -126,7 +140,11 @@ def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Excep
 
 
 def _is_bare_kernel(obj) -> bool:
-    return obj is not None and type(obj).__name__ == "JITFunction"
+    return obj is not None and type(obj).__name__ in ("JITFunction", "Autotuner", "Heuristics")
+
+
+def _bare_kernels(namespace: dict) -> list[str]:
+    return sorted(k for k, v in namespace.items() if _is_bare_kernel(v) and not k.startswith("_"))
 
 
 def _finish(spec: KernelSpec, file: str) -> KernelSpec:

@@ -34,7 +34,7 @@ class Request:
     @classmethod
     def of(cls, kernel: str | KernelSpec, target: str | Target | None = "native", meta: dict | None = None,
            num_warps: int | None = None, num_stages: int | None = None, shape: dict | None = None,
-           dtype: str | None = None) -> Request:
+           dtype: str | None = None, args: str | None = None) -> Request:
         """A kernel (spec, or name / file as `registry.load` takes) for a target (name or Target).
 
         Raises UserError for anything the user got wrong: an unknown kernel or target, a bad
@@ -43,17 +43,19 @@ class Request:
         if target in (None, "native") and not isinstance(kernel, KernelSpec):
             target = registry.trace_target(kernel) or target   # a captured launch: its own target by default
         tgt = target if isinstance(target, Target) else targets.resolve(target)
-        spec = kernel if isinstance(kernel, KernelSpec) else registry.load(kernel, tgt.name)
+        spec = kernel if isinstance(kernel, KernelSpec) else registry.load(kernel, tgt.name, args)
         overrides = {k: v for k, v in zip(OVERRIDES, (meta, num_warps, num_stages, shape, dtype)) if v is not None}
         config = compiler.resolve_config(spec, meta, num_warps, num_stages, shape, dtype)
         return cls(spec, tgt, config, overrides)
 
     @classmethod
     def from_options(cls, kernel: str, target: str | None, meta=(), num_warps: int | None = None,
-                     num_stages: int | None = None, shape=(), dtype: str | None = None) -> Request:
-        """From a command line's strings: repeated `--meta K=V,...` and `--shape D=N,...` items."""
-        return cls.of(kernel, target, params.parse_assignments(meta, "--meta") or None, num_warps, num_stages,
-                      params.parse_assignments(shape, "--shape") or None, dtype)
+                     num_stages: int | None = None, shape=(), dtype: str | None = None,
+                     args: str | None = None) -> Request:
+        """From a command line's strings: repeated `--meta K=V,...` and `--shape D=N,...` items, and a bare
+        kernel's `--args` (core/bare.py)."""
+        return cls.of(kernel, target, params.parse_assignments(meta, "--meta", strings=True) or None, num_warps,
+                      num_stages, params.parse_assignments(shape, "--shape") or None, dtype, args)
 
     def changed(self, *, kernel: str | KernelSpec | None = None, target: str | Target | None = None,
                 meta: dict | None = None, shape: dict | None = None, **overrides) -> Request:

@@ -62,6 +62,33 @@ class KernelSpec:
     source_path: str = ""
     loaded_from: str = ""    # how registry.load finds it again when that is not a file of specs (trace.json#2)
 
+    def __post_init__(self):
+        """`kernel=` may be the @triton.autotune / @triton.heuristics object itself, as projects write it:
+        keep the @triton.jit function as `kernel`, the autotuner and the heuristics beside it, and take the
+        autotuner's configs as the space when the spec names none."""
+        self.kernel, self.autotuner, self.heuristics_values = unwrap(self.kernel)
+        if self.autotuner is not None and not self.configs:
+            self.configs = [config_dict(c) for c in self.autotuner.configs]
+        if self.autotuner is not None and self.configs:
+            first = self.configs[0]          # the autotuned parameters default to the first config
+            self.meta = {k: v for k, v in first.items() if k not in LAUNCH_OPTIONS} | dict(self.meta)
+            self.num_warps = first.get("num_warps", self.num_warps)
+            self.num_stages = first.get("num_stages", self.num_stages)
+
+    def grid_for(self, shape: dict, meta: dict, device=None):
+        """`grid(shape, meta)`, or `grid(shape, meta, device)` for a grid that asks for the device."""
+        import inspect
+        try:
+            wants_device = len(inspect.signature(self.grid).parameters) >= 3
+        except (TypeError, ValueError):
+            wants_device = False
+        if not wants_device:
+            return self.grid(shape, meta)
+        if device is None:
+            from . import devices, targets
+            device = devices.get(targets.resolve("native").name)
+        return self.grid(shape, meta, device)
+
     @property
     def dtype(self) -> str:
         return self.dtypes[0]
@@ -76,6 +103,35 @@ class KernelSpec:
 
     def tensor_dtype(self, name: str, dtype: str) -> str:
         return self.tensors[name].dtype or dtype
+
+
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+def unwrap(kernel) -> tuple:
+    """(the @triton.jit function, the Autotuner or None, {name: heuristic} of every @triton.heuristics),
+    from the object a kernel file defines; decorators may nest in either order."""
+    autotuner, values = None, {}
+    for _ in range(8):
+        name = type(kernel).__name__
+        if name == "Autotuner":
+            autotuner = kernel
+        elif name == "Heuristics":
+            values = dict(kernel.values) | values      # an outer @heuristics runs after the inner one
+        else:
+            return kernel, autotuner, values
+        kernel = kernel.fn
+    return kernel, autotuner, values
+
+
+def config_dict(config) -> dict:
+    """A triton.Config as the plain dict a spec's `configs` holds: its kwargs and its launch options."""
+    out = dict(config.kwargs)
+    for key in LAUNCH_OPTIONS:
+        value = getattr(config, key, None)
+        if value is not None and not (key == "num_ctas" and value == 1):
+            out[key] = value
+    return out
 
 
 class AbstractTensor:

@@ -58,9 +58,11 @@ class Launch:
         return out
 
 
-def spec_grid(spec: KernelSpec, shape: dict, meta: dict) -> tuple:
-    """The grid as the spec's function returns it: 1 to 3 sizes."""
-    g = spec.grid(shape, meta)
+def spec_grid(spec: KernelSpec, shape: dict, meta: dict, device=None) -> tuple:
+    """The grid as the spec's function returns it: 1 to 3 sizes. A grid function with a third
+    parameter gets the target's device row (devices.py): a persistent kernel sized by SM count
+    follows the target, as its launcher would."""
+    g = spec.grid_for(shape, meta, device)
     g = tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))
     if not 1 <= len(g) <= 3 or any(x < 0 for x in g):
         raise KernelFailure(f"{spec.name}: its grid function returned {g}; a grid is 1 to 3 non-negative sizes")
@@ -71,12 +73,17 @@ def ctas(compiled) -> int:
     """CTAs in a compiled kernel's launch: the product of its spec's grid at the compiled shape and
     meta. The one count of CTAs that occupancy, the roofline and `grid` all use."""
     cfg = compiled.config
-    return math.prod(spec_grid(compiled.spec, cfg.shape, cfg.meta))
+    return math.prod(spec_grid(compiled.spec, cfg.shape, cfg.meta, device_of(compiled)))
 
 
-def grid_of(spec: KernelSpec, shape: dict, meta: dict) -> tuple[int, int, int]:
+def device_of(compiled):
+    from ..core import devices
+    return devices.get(compiled.target.name)
+
+
+def grid_of(spec: KernelSpec, shape: dict, meta: dict, device=None) -> tuple[int, int, int]:
     """The spec's launch grid, padded to (x, y, z)."""
-    g = spec_grid(spec, shape, meta)
+    g = spec_grid(spec, shape, meta, device)
     return g + (1,) * (3 - len(g))
 
 
@@ -89,9 +96,9 @@ def tile_of(spec: KernelSpec, pid: int, grid: tuple, shape: dict, meta: dict) ->
     return (pid % gx, pid // gx % gy, pid // (gx * gy))[:len(grid)]
 
 
-def tiles(spec: KernelSpec, shape: dict, meta: dict) -> list[tuple]:
+def tiles(spec: KernelSpec, shape: dict, meta: dict, device=None) -> list[tuple]:
     """Every CTA's tile, by pid."""
-    grid = spec_grid(spec, shape, meta)
+    grid = spec_grid(spec, shape, meta, device)
     return [tile_of(spec, pid, grid, shape, meta) for pid in range(math.prod(grid))]
 
 
@@ -129,22 +136,23 @@ def plan(compiled, num_sms: int | None = None, first: int = 16) -> Launch:
     """The launch of a compiled kernel at its shape and meta, with its occupancy on the target."""
     from . import occupancy
     spec, cfg = compiled.spec, compiled.config
-    grid = grid_of(spec, cfg.shape, cfg.meta)
-    owned = tiles(spec, cfg.shape, cfg.meta)
-    threads = cfg.num_warps * compiled.target.warp_size
+    grid = grid_of(spec, cfg.shape, cfg.meta, device_of(compiled))
+    owned = tiles(spec, cfg.shape, cfg.meta, device_of(compiled))
+    threads = compiled.threads_per_block
     return Launch(kernel=spec.name, target=compiled.target.name, shape=dict(cfg.shape), meta=dict(cfg.meta),
-                  grid=grid, ctas=math.prod(grid), warps_per_cta=cfg.num_warps, threads_per_cta=threads,
+                  grid=grid, ctas=math.prod(grid), warps_per_cta=threads // compiled.target.warp_size, threads_per_cta=threads,
                   tile_dims=len(owned[0]) if owned else 0, tile_counts=_counts(owned) if owned else (),
                   mapping=f"{spec.name}'s tile_of" if spec.tile_of else "the CTA's (x, y, z) index",
                   occupancy=occupancy.of(compiled, num_sms), first_tiles=list(enumerate(owned[:first])))
 
 
-def wave_map(spec: KernelSpec, shape: dict, meta: dict, ctas_per_wave: int, max_side: int = 64) -> list[str]:
+def wave_map(spec: KernelSpec, shape: dict, meta: dict, ctas_per_wave: int, max_side: int = 64,
+             device=None) -> list[str]:
     """A picture of a 2-D tile grid: each tile shows the wave its CTA runs in (0-9, then a-z, then +).
 
     Rows are the first tile index, columns the second; grids larger than max_side are cut.
     """
-    owned = tiles(spec, shape, meta)
+    owned = tiles(spec, shape, meta, device)
     if not owned or len(owned[0]) != 2 or not ctas_per_wave:
         return []
     rows, cols = _counts(owned)
@@ -175,7 +183,8 @@ def lines(launch: Launch, compiled=None, show_map: bool = False) -> list[str]:
         out += describe(launch.occupancy)
     if show_map and compiled is not None and launch.ctas_per_wave:
         from ..errors import UserError
-        picture = wave_map(compiled.spec, launch.shape, launch.meta, launch.ctas_per_wave)
+        picture = wave_map(compiled.spec, launch.shape, launch.meta, launch.ctas_per_wave,
+                           device=device_of(compiled))
         if not picture:
             raise UserError("--map draws 2-D tile grids; this launch's tiles are "
                             f"{launch.tile_dims}-D")

@@ -224,7 +224,7 @@ def of(compiled, num_sms: int | None = None) -> Occupancy:
     from ..core import devices
     device = devices.with_num_sms(devices.get(compiled.target.name), num_sms)
     r = compiled.resources
-    threads = compiled.config.num_warps * compiled.target.warp_size
+    threads = compiled.threads_per_block
     sgprs = None if compiled.target.is_nvidia else r.sgprs
     occ = compute(device, threads, r.registers, r.shared_total, grid=ctas(compiled), sgprs=sgprs)
     if not compiled.target.is_nvidia:

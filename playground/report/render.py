@@ -51,21 +51,33 @@ def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
         f"kernel      {c.spec.name} ({c.name}) from {_short(c.spec.source_path)}"
         + (f", captured as {c.spec.loaded_from}" if c.spec.loaded_from else ""),
         f"target      {c.target.name} ({c.target.backend}, warp size {c.target.warp_size})",
-        f"launch      num_warps={cfg.num_warps} ({cfg.num_warps * c.target.warp_size} threads), "
+        f"launch      num_warps={cfg.num_warps} ({_threads(c)}), "
         f"num_stages={cfg.num_stages}",
         f"meta        {meta}",
-        f"shape       {shape}, dtype {cfg.dtype}" if cfg.shape else "shape       the captured launch's arguments",
+        f"shape       {shape}, dtype {cfg.dtype}" if cfg.shape
+        else "shape       the launch's own arguments (no named dimensions)",
         f"specialised {assumed or 'nothing (no argument divisible by 16 or aligned)'}",
         f"options     {_options_line(c)}",
         f"registers   {regs}",
         f"spills      {spills}" + (f"; {r.local_bytes} B local memory per thread" if r.local_bytes else ""),
         f"shared mem  {shared}",
     ]
+    scratch = getattr(c.metadata, "global_scratch_size", 0) or 0
+    if scratch:   # device-side descriptors and the like: the launcher asks triton.set_allocator for it
+        lines.append(f"scratch     {kib(scratch)} of global memory per program, from the allocator "
+                     f"(triton.set_allocator), aligned to {c.metadata.global_scratch_align} B")
     lines += _launch_lines(c)
     lines.append(f"compile     {c.compile_seconds * 1000:.0f} ms ({when}), triton {_triton_version()}")
     if stage and not stage_table.is_binary(stage):
         lines.append(f"stage       {stage}: {len(c.stage(stage).splitlines())} lines")
     return lines
+
+
+def _threads(c: Compiled) -> str:
+    threads = c.threads_per_block
+    if threads == c.config.num_warps * c.target.warp_size:
+        return f"{threads} threads"
+    return f"{threads} threads in the binary: warp-specialised, {threads // c.target.warp_size} warps"
 
 
 def _launch_lines(c: Compiled) -> list[str]:

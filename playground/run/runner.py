@@ -187,9 +187,9 @@ def run(spec: KernelSpec, kernel, shape: dict, layout: dict, dtype: str, config,
     buffers = allocate(spec, shape, layout, dtype, seed, device)
     views = {n: b.view for n, b in buffers.items()}
     args = spec.args(**views, **shape)
-    grid = spec.grid(shape, config.meta)
+    grid = spec.grid_for(shape, config.meta)
     start = time.perf_counter()
-    kernel[grid](*args, **config.meta, num_warps=config.num_warps, num_stages=config.num_stages)
+    kernel[grid](*args, **{**config.meta, "num_warps": config.num_warps, "num_stages": config.num_stages})
     if device == "cuda":
         torch.cuda.synchronize()
     seconds = time.perf_counter() - start

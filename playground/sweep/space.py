@@ -6,6 +6,7 @@ import itertools
 
 from ..core import params
 from ..core.request import Request
+from ..core.spec import config_dict
 from ..errors import UserError
 
 LAUNCH_KEYS = ("num_warps", "num_stages")
@@ -30,15 +31,17 @@ def parse_ranges(items: list[str] | tuple[str, ...] | str | None) -> dict[str, l
                 if ".." in value:
                     listed += params.doubling(value, f"--meta {name}")
                 else:
-                    listed.append(params.parse_assignments(f"{name}={value}", "--meta")[name])
+                    listed.append(params.parse_assignments(f"{name}={value}", "--meta", strings=True)[name])
             if name in ranges and ranges[name] != listed:
                 raise UserError(f"--meta {name}: given twice, as {ranges[name]} and {listed}; say it once")
             ranges[name] = listed
     return ranges
 
 
-def space(spec, ranges: dict[str, list] | None = None) -> list[dict]:
-    """The configs to compile: the product of `ranges` over the spec's defaults, else spec.configs.
+def space(spec, ranges: dict[str, list] | None = None, shape: dict | None = None,
+          dtype: str | None = None) -> list[dict]:
+    """The configs to compile: the product of `ranges` over the spec's defaults, else spec.configs
+    (an @triton.autotune kernel's own configs, pruned at `shape` as its autotuner prunes them).
 
     A kernel with neither gets its one default config.
     """
@@ -50,9 +53,31 @@ def space(spec, ranges: dict[str, list] | None = None) -> list[dict]:
                                 f"nor num_warps / num_stages")
         names = list(ranges)
         return [dict(zip(names, values)) for values in itertools.product(*ranges.values())]
+    if spec.autotuner is not None and spec.configs == [config_dict(c) for c in spec.autotuner.configs]:
+        return pruned(spec, shape, dtype)
     if spec.configs:
         return [dict(c) for c in spec.configs]
     return [{}]
+
+
+def pruned(spec, shape: dict | None, dtype: str | None) -> list[dict]:
+    """The autotuner's configs after its own `prune_configs_by` (Triton's Autotuner.prune_configs), with
+    the launch's arguments as stand-ins at the problem shape."""
+    from ..artefact.binder import stand_in_args
+    tuner = spec.autotuner
+    if not (getattr(tuner, "early_config_prune", None) or getattr(tuner, "perf_model", None)):
+        return [config_dict(c) for c in tuner.configs]
+    config = Request.of(spec, None, shape=shape or None, dtype=dtype).config
+    saved = getattr(tuner, "nargs", None)
+    tuner.nargs = dict(zip(spec.kernel.arg_names, stand_in_args(spec, config)))
+    try:
+        kept = tuner.prune_configs({})
+    except Exception as e:
+        raise UserError(f"{spec.name}: the autotuner's prune_configs_by failed at this shape: "
+                        f"{type(e).__name__}: {e}") from e
+    finally:
+        tuner.nargs = saved
+    return [config_dict(c) for c in kept]
 
 
 def split(config: dict) -> tuple[dict, int | None, int | None]:

@@ -78,7 +78,7 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
         raise UserError(f"--timeout {timeout:g}: must be a positive number of seconds")
     shape = params.check_shape(spec, shape or {})
     dtype = params.check_dtype(spec, dtype)
-    configs = space(spec, ranges)
+    configs = space(spec, ranges, shape, dtype)
     tasks = [{"index": i, "target": t, "config": cfg} for i, (t, cfg) in enumerate(itertools.product(tgts, configs))]
     rows: list[dict | None] = [None] * len(tasks)
     origins: list[str] = [""] * len(tasks)
