@@ -84,7 +84,7 @@ def spec_for(kernel, name: str, source_path: str, args_text: str) -> KernelSpec:
     if unknown:
         raise UserError(f"--args {unknown[0]}: {name} has no parameter of that name; it has {', '.join(names)}")
     runtime = [p for p in params if not p.is_constexpr]
-    missing = [p.name for p in runtime if p.name not in given and p.default is p.empty]
+    missing = [p.name for p in runtime if p.name not in given and not p.has_default]
     if missing:
         raise UserError(f"--args: {name} needs {', '.join(missing)} (e.g. {missing[0]}=fp32[1024] or "
                         f"{missing[0]}=1024)")
@@ -102,7 +102,7 @@ def spec_for(kernel, name: str, source_path: str, args_text: str) -> KernelSpec:
         for p in positional:
             value = given.get(p.name)
             if value is None:
-                out.append(meta.pop(p.name) if p.name in meta else p.default)
+                out.append(p.default)
             elif value[0] == "tensor":
                 out.append(_OffsetTensor(value[2], value[1], value[3]))
             else:

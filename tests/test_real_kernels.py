@@ -1,0 +1,158 @@
+"""Kernels written the way real projects write them (tests/data/real/), through every command.
+
+Each of these once failed: an @triton.autotune or @triton.heuristics object as the kernel, a bare
+kernel with no spec, a grid sized by the SM count, a constexpr named num_stages, a dtype constexpr,
+a helper module beside the kernel file, boolean tensors, a warp-specialised kernel on sm_100.
+"""
+import importlib.util
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import invoke
+
+from playground.core import registry
+from playground.core.request import Request
+from playground.sweep import space
+
+REAL = Path(__file__).resolve().parent / "data" / "real"
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+KERNELS = ["autotuned_scale", "row_sum", "persistent_copy", "stage_constexpr", "dtype_constexpr", "bool_mask",
+           "device_descriptors"]
+
+
+def path(name: str) -> str:
+    return str(REAL / f"{name}.py")
+
+
+def header(*args) -> dict:
+    """The compile header's lines by their first word."""
+    result = invoke("compile", *args)
+    assert result.exit_code == 0, result.stderr
+    return {line[3:15].strip(): line[15:] for line in result.stdout.splitlines() if line.startswith("// ")}
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("name", KERNELS)
+@pytest.mark.parametrize("command", ["compile", "grid", "occupancy", "inspect"])
+def test_every_offline_command_takes_the_kernel_as_written(name, command):
+    result = invoke(command, path(name), "--target", "sm_90")
+    assert result.exit_code == 0, result.stderr
+
+
+@pytest.mark.compile
+def test_an_autotuned_kernel_takes_its_configs_and_its_heuristics():
+    spec = registry.load(path("autotuned_scale"))
+    assert type(spec.kernel).__name__ == "JITFunction" and len(spec.configs) == 8
+    assert spec.configs[5] == {"BLOCK": 1024, "num_warps": 4, "num_stages": 3}
+    # the first config by default, the heuristic on top: 2048 divides 64, 1000 does not
+    assert Request.of(spec, "sm_90").config.meta == {"BLOCK": 64, "EVEN": True}
+    assert Request.of(spec, "sm_90", shape={"N": 1000}).config.meta == {"BLOCK": 64, "EVEN": False}
+    listed = invoke("compile", path("autotuned_scale"), "--config", "list")
+    assert listed.exit_code == 0 and "8 configs, from its @triton.autotune" in listed.stdout
+    picked = header(path("autotuned_scale"), "-t", "sm_90", "--config", "5")
+    assert picked["launch"].startswith("num_warps=4 ") and picked["meta"] == "BLOCK=1024, EVEN=True"
+
+
+@pytest.mark.compile
+def test_sweep_prunes_as_the_autotuner_prunes():
+    spec = registry.load(path("autotuned_scale"))
+    assert len(space.space(spec, shape={"N": 4096})) == 8
+    small = space.space(spec, shape={"N": 200})                 # blocks larger than the problem are pruned
+    assert small == [{"BLOCK": 64, "num_warps": 2, "num_stages": 3}, {"BLOCK": 64, "num_warps": 4, "num_stages": 3}]
+
+
+@pytest.mark.compile
+def test_heuristics_set_the_block_from_the_row():
+    assert header(path("row_sum"), "-t", "sm_90")["meta"] == "BLOCK=1024"
+    assert header(path("row_sum"), "-t", "sm_90", "--shape", "N=100")["meta"] == "BLOCK=128"
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("target, sms", [("sm_90", 132), ("sm_80", 108), ("gfx942", 304)])
+def test_a_persistent_grid_follows_the_target(target, sms):
+    result = invoke("grid", path("persistent_copy"), "--target", target, "--json")
+    assert json.loads(result.stdout)["grid"] == [sms, 1, 1]
+
+
+@pytest.mark.compile
+def test_a_constexpr_named_num_stages_is_the_launch_option():
+    shown = header(path("stage_constexpr"), "-t", "sm_90")
+    assert shown["launch"].endswith("num_stages=4") and shown["meta"] == "BLOCK=256, num_stages=4"
+    shown = header(path("stage_constexpr"), "-t", "sm_90", "--num-stages", "2")
+    assert shown["launch"].endswith("num_stages=2") and shown["meta"] == "BLOCK=256, num_stages=2"
+
+
+@pytest.mark.compile
+def test_string_and_dtype_constexprs_are_set_with_meta():
+    ttir = invoke("compile", path("dtype_constexpr"), "-t", "sm_90", "--meta", "OUT_DTYPE=bf16", "--show", "ttir",
+                  "--no-header")
+    assert ttir.exit_code == 0 and re.search(r"truncf .* to tensor<256xbf16>", ttir.stdout)
+    default = invoke("compile", path("dtype_constexpr"), "-t", "sm_90", "--show", "ttir", "--no-header")
+    assert "bf16" not in default.stdout and re.search(r"truncf .* to tensor<256xf16>", default.stdout)
+    bad = invoke("compile", path("dtype_constexpr"), "-t", "sm_90", "--meta", "OUT_DTYPE=fp17")
+    assert bad.exit_code == 2 and "--meta OUT_DTYPE=fp17: not a dtype" in bad.stderr
+
+
+@pytest.mark.compile
+def test_a_kernel_file_imports_the_helpers_beside_it():
+    assert registry.load(path("dtype_constexpr")).name == "convert"     # `from real_helpers import doubled`
+
+
+@pytest.mark.compile
+def test_boolean_tensors_compile():
+    assert "keep_ptr: 16-byte aligned" in header(path("bool_mask"), "-t", "sm_90")["specialised"]
+
+
+@pytest.mark.compile
+def test_a_warp_specialised_kernel_counts_the_warps_its_binary_runs():
+    shown = header(path("warp_specialized"), "-t", "sm_100")
+    assert shown["launch"].startswith("num_warps=4 (256 threads in the binary: warp-specialised, 8 warps)")
+    occupancy = json.loads(invoke("occupancy", path("warp_specialized"), "-t", "sm_100", "--json").stdout)
+    assert occupancy["threads"] == 256
+
+
+@pytest.mark.compile
+def test_global_scratch_is_in_the_header():
+    assert header(path("device_descriptors"), "-t", "sm_90")["scratch"].startswith("256 B of global memory")
+
+
+@pytest.mark.compile
+def test_show_source_is_the_file_the_kernel_lives_in():
+    source = invoke("compile", path("spec_elsewhere"), "-t", "sm_90", "--show", "source", "--no-header")
+    assert source.exit_code == 0 and "def add_kernel(" in source.stdout and "KernelSpec" not in source.stdout
+
+
+@pytest.mark.compile
+def test_a_bare_kernel_compiles_with_args_and_the_jit_specialisation():
+    args = "x_ptr=fp32[98432], y_ptr=fp32[98432], out_ptr=fp32[98432], n_elements=98432, BLOCK_SIZE=1024, grid=97"
+    aligned = header(f"{path('bare_add')}:add_kernel", "-t", "sm_90", "--args", args)
+    assert aligned["specialised"] == ("x_ptr: 16-byte aligned; y_ptr: 16-byte aligned; out_ptr: 16-byte aligned; "
+                                      "n_elements: divisible by 16")
+    shifted = header(f"{path('bare_add')}:add_kernel", "-t", "sm_90", "--args",
+                     args.replace("x_ptr=fp32[98432]", "x_ptr=fp32[98432]+1").replace("=98432,", "=98431,"))
+    assert shifted["specialised"] == "y_ptr: 16-byte aligned; out_ptr: 16-byte aligned"
+    grid = invoke("grid", f"{path('bare_add')}:add_kernel", "-t", "sm_80", "--args", args, "--json")
+    assert json.loads(grid.stdout)["ctas"] == 97
+    missing = invoke("compile", f"{path('bare_add')}:add_kernel", "--args", "x_ptr=fp32[8]")
+    assert missing.exit_code == 2 and "needs y_ptr, out_ptr, n_elements" in missing.stderr
+    no_args = invoke("compile", f"{path('bare_add')}:add_kernel")
+    assert no_args.exit_code == 2 and "pass its arguments (--args" in no_args.stderr
+
+
+@pytest.mark.compile
+def test_a_bare_autotuned_kernel_takes_args_and_a_config():
+    args = "x_ptr=fp32[2048], y_ptr=fp32[2048], n=2048"
+    assert header(f"{path('autotuned_scale')}:scale", "-t", "sm_90", "--args", args)["meta"] == "BLOCK=64, EVEN=True"
+    shown = header(f"{path('autotuned_scale')}:scale", "-t", "sm_90", "--args", args, "--config", "6")
+    assert shown["meta"] == "BLOCK=4096, EVEN=False"
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="check runs kernels through torch")
+@pytest.mark.parametrize("name", ["autotuned_scale", "row_sum", "persistent_copy", "stage_constexpr",
+                                  "dtype_constexpr", "bool_mask"])
+def test_check_runs_the_kernel_as_written(name):
+    result = invoke("check", path(name), "--quick")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip().endswith("passed")
