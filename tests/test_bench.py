@@ -1,6 +1,7 @@
 """bench: statistics, guards and formatting with fake timings; the modelled path and the CLI on CPU;
 the measured path on a GPU (marked, skipped without one).
 """
+import dataclasses
 import json
 import struct
 from pathlib import Path
@@ -356,11 +357,11 @@ def test_baseline_that_computes_something_else_is_caught():
 def test_baseline_scope_has_sizes_and_meta():
     torch = pytest.importorskip("torch")
     spec = registry.load("softmax")
-    spec_copy = type(spec)(**{**spec.__dict__, "torch_baseline": "torch.softmax(x, dim=1) * N * BLOCK_SIZE"})
+    spec_copy = dataclasses.replace(spec, torch_baseline="torch.softmax(x, dim=1) * N * BLOCK_SIZE")
     x = torch.randn(2, 8)
     got = measured.baseline_call(spec_copy, {"x": x}, {"N": 8, "BLOCK_SIZE": 2})()
     assert torch.allclose(got, torch.softmax(x, dim=1) * 16)
-    bad = type(spec)(**{**spec.__dict__, "torch_baseline": "torch.softmax(x, dim=1"})
+    bad = dataclasses.replace(spec, torch_baseline="torch.softmax(x, dim=1")
     with pytest.raises(UserError, match="not a PyTorch expression"):
         measured.baseline_call(bad, {"x": x})
 

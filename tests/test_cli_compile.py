@@ -122,7 +122,7 @@ def test_out_refuses_a_foreign_file(tmp_path):
 
 @pytest.mark.parametrize("args,code,message", [
     (["compile", "gem"], 2, "unknown kernel 'gem'; did you mean 'gemm'"),
-    (["compile", "vector_add", "--meta", "BLOCK_SIZE=abc"], 2, "--meta BLOCK_SIZE=abc: not a number"),
+    (["compile", "vector_add", "--meta", "BLOCK_SIZE=abc"], 2, "--meta BLOCK_SIZE=abc: expected int"),
     (["compile", "vector_add", "--meta", "BLOCK=64"], 2, "has no meta-parameter of that name"),
     (["compile", "vector_add", "--meta", "BLOCK_SIZE=100"], 2, "power of two"),
     (["compile", "vector_add", "--meta", "BLOCK_SIZE"], 2, "expected NAME=VALUE"),

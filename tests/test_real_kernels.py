@@ -156,3 +156,13 @@ def test_check_runs_the_kernel_as_written(name):
     result = invoke("check", path(name), "--quick")
     assert result.exit_code == 0, result.output
     assert result.stdout.strip().endswith("passed")
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="check runs kernels through torch")
+def test_a_kernel_the_interpreter_cannot_run_is_one_named_failure():
+    assert invoke("compile", path("inline_asm"), "-t", "sm_90").exit_code == 0
+    result = invoke("check", path("inline_asm"))
+    assert result.exit_code == 1
+    assert "ERROR asm_copy [N=1000] i32" in result.stdout
+    assert "inline_asm.py:12: NotImplementedError: inline_asm not supported in interpreter mode" in result.stdout
+    assert "Traceback" not in result.output

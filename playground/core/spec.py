@@ -61,12 +61,17 @@ class KernelSpec:
     # filled in by the registry
     source_path: str = ""
     loaded_from: str = ""    # how registry.load finds it again when that is not a file of specs (trace.json#2)
+    # filled in from `kernel` (__post_init__): an @triton.autotune and the @triton.heuristics around it
+    autotuner: Any = field(default=None, init=False, repr=False)
+    heuristics_values: dict = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self):
         """`kernel=` may be the @triton.autotune / @triton.heuristics object itself, as projects write it:
         keep the @triton.jit function as `kernel`, the autotuner and the heuristics beside it, and take the
         autotuner's configs as the space when the spec names none."""
-        self.kernel, self.autotuner, self.heuristics_values = unwrap(self.kernel)
+        self.kernel, autotuner, heuristics_values = unwrap(self.kernel)
+        self.autotuner = autotuner or self.autotuner
+        self.heuristics_values = heuristics_values or self.heuristics_values
         if self.autotuner is not None and not self.configs:
             self.configs = [config_dict(c) for c in self.autotuner.configs]
         if self.autotuner is not None and self.configs:
