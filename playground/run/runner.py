@@ -188,6 +188,10 @@ def run(spec: KernelSpec, kernel, shape: dict, layout: dict, dtype: str, config,
     views = {n: b.view for n, b in buffers.items()}
     args = spec.args(**views, **shape)
     grid = spec.grid_for(shape, config.meta)
+    tuner = getattr(spec, "autotuner", None)
+    for name, value in zip(spec.kernel.arg_names, args):   # @triton.autotune(reset_to_zero=...): as its
+        if tuner is not None and name in (tuner.reset_to_zero or ()) and hasattr(value, "zero_"):   # hook does
+            value.zero_()
     start = time.perf_counter()
     kernel[grid](*args, **{**config.meta, "num_warps": config.num_warps, "num_stages": config.num_stages})
     if device == "cuda":
