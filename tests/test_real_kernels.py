@@ -77,6 +77,13 @@ def test_a_persistent_grid_follows_the_target(target, sms):
 
 
 @pytest.mark.compile
+def test_grid_says_when_each_cta_owns_many_tiles():
+    persistent = invoke("grid", path("persistent_copy"), "--target", "sm_80").stdout
+    assert "persistent  the kernel reads tl.num_programs: each CTA loops over several tiles" in persistent
+    assert "persistent" not in invoke("grid", "vector_add", "--target", "sm_80").stdout
+
+
+@pytest.mark.compile
 def test_a_constexpr_named_num_stages_is_the_launch_option():
     shown = header(path("stage_constexpr"), "-t", "sm_90")
     assert shown["launch"].endswith("num_stages=4") and shown["meta"] == "BLOCK=256, num_stages=4"

@@ -166,19 +166,29 @@ def wave_map(spec: KernelSpec, shape: dict, meta: dict, ctas_per_wave: int, max_
     return [f"wave of each tile, {rows} x {cols} tiles{cut}:"] + ["".join(row) for row in picture]
 
 
+def loops_over_programs(compiled) -> bool:
+    """Whether the kernel asks how many programs there are (TTIR `tt.get_num_programs`): the mark of a
+    persistent kernel, whose CTAs each own many tiles."""
+    return "tt.get_num_programs" in compiled.stage("ttir")
+
+
 def lines(launch: Launch, compiled=None, show_map: bool = False) -> list[str]:
     """What `playground grid` prints."""
     from .occupancy_text import describe
     grid = " x ".join(map(str, launch.grid))
     shape = ", ".join(f"{k}={v}" for k, v in launch.shape.items())
     meta = ", ".join(f"{k}={v}" for k, v in launch.meta.items())
-    out = [f"{launch.kernel} on {launch.target} at {shape}" + (f" ({meta})" if meta else ""),
+    at = f" at {shape}" if shape else ""
+    out = [f"{launch.kernel} on {launch.target}{at}" + (f" ({meta})" if meta else ""),
            f"grid        ({grid}) = {launch.ctas} CTAs of {launch.warps_per_cta} warps "
            f"({launch.threads_per_cta} threads)",
            f"tiles       {' x '.join(map(str, launch.tile_counts))}, pid -> tile by {launch.mapping}"]
     shown = ", ".join(f"{pid}->{tuple(t) if len(t) > 1 else t[0]}" for pid, t in launch.first_tiles)
     more = f", ... {launch.ctas - len(launch.first_tiles)} more" if launch.ctas > len(launch.first_tiles) else ""
     out.append(f"first CTAs  {shown}{more}")
+    if compiled is not None and loops_over_programs(compiled):
+        out.append("persistent  the kernel reads tl.num_programs: each CTA loops over several tiles, striding by "
+                   "the grid; the tiles above are each CTA's first")
     if launch.occupancy is not None:
         out += describe(launch.occupancy)
     if show_map and compiled is not None and launch.ctas_per_wave:
