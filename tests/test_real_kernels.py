@@ -19,7 +19,7 @@ from playground.sweep import space
 REAL = Path(__file__).resolve().parent / "data" / "real"
 HAS_TORCH = importlib.util.find_spec("torch") is not None
 KERNELS = ["autotuned_scale", "row_sum", "persistent_copy", "stage_constexpr", "dtype_constexpr", "bool_mask",
-           "device_descriptors", "atomic_sum"]
+           "device_descriptors", "atomic_sum", "persistent_gemm"]
 
 
 def path(name: str) -> str:
@@ -70,9 +70,10 @@ def test_heuristics_set_the_block_from_the_row():
 
 
 @pytest.mark.compile
+@pytest.mark.parametrize("kernel", ["persistent_copy", "persistent_gemm"])
 @pytest.mark.parametrize("target, sms", [("sm_90", 132), ("sm_80", 108), ("gfx942", 304)])
-def test_a_persistent_grid_follows_the_target(target, sms):
-    result = invoke("grid", path("persistent_copy"), "--target", target, "--json")
+def test_a_persistent_grid_follows_the_target(kernel, target, sms):
+    result = invoke("grid", path(kernel), "--target", target, "--json")
     assert json.loads(result.stdout)["grid"] == [sms, 1, 1]
 
 
@@ -158,11 +159,12 @@ def test_a_bare_autotuned_kernel_takes_args_and_a_config():
 
 @pytest.mark.skipif(not HAS_TORCH, reason="check runs kernels through torch")
 @pytest.mark.parametrize("name", ["autotuned_scale", "row_sum", "persistent_copy", "stage_constexpr",
-                                  "dtype_constexpr", "bool_mask", "atomic_sum"])
+                                  "dtype_constexpr", "bool_mask", "atomic_sum", "persistent_gemm"])
 def test_check_runs_the_kernel_as_written(name):
     """atomic_sum accumulates into its output: it passes only because check zeroes what the autotuner's
     reset_to_zero names, as the autotuner does before a launch."""
-    result = invoke("check", path(name), "--quick")
+    small = ("--meta", "BLOCK_M=32,BLOCK_N=32,BLOCK_K=32") if name == "persistent_gemm" else ()
+    result = invoke("check", path(name), "--quick", *small)
     assert result.exit_code == 0, result.output
     assert result.stdout.strip().endswith("passed")
 
