@@ -177,3 +177,18 @@ def test_a_kernel_the_interpreter_cannot_run_is_one_named_failure():
     assert "ERROR asm_copy [N=1000] i32" in result.stdout
     assert "inline_asm.py:12: NotImplementedError: inline_asm not supported in interpreter mode" in result.stdout
     assert "Traceback" not in result.output
+
+
+@pytest.mark.compile
+def test_args_can_see_the_target_device():
+    import dataclasses
+
+    from playground.artefact import binder
+    from playground.core import targets
+    spec = registry.load(path("persistent_copy"))
+    # the number of tiles each program walks, sized by the SM count, as a launcher might pass it
+    sized = dataclasses.replace(spec, args=lambda x, y, N, device: (x, y, N // 256 // device.num_sms))
+    for target, sms in (("sm_90", 132), ("sm_80", 108)):
+        request = Request.of(sized, target)
+        assert binder.stand_in_args(sized, request.config, targets.resolve(target))[2] == (1 << 20) // 256 // sms
+        assert request.compile().hash

@@ -24,11 +24,13 @@ if TYPE_CHECKING:      # annotations only: compiler.py imports this module
 _JIT_RUN_DEFAULTS = ("debug", "instrumentation_mode", "fpsan_homomorphic_casts")
 
 
-def stand_in_args(spec: KernelSpec, config: Config) -> tuple:
-    """The kernel's runtime arguments at this shape, with storage-free tensors."""
+def stand_in_args(spec: KernelSpec, config: Config, target: Target | None = None) -> tuple:
+    """The kernel's runtime arguments at this shape, with storage-free tensors (and the target's device
+    for an args function that asks for it)."""
+    from ..core import devices
     tensors = {name: AbstractTensor(t.dims(config.shape), spec.tensor_dtype(name, config.dtype))
                for name, t in spec.tensors.items()}
-    return tuple(spec.args(**tensors, **config.shape))
+    return spec.args_for(tensors, config.shape, devices.get(target.name) if target is not None else None)
 
 
 def specialize(spec: KernelSpec, target: Target, config: Config):
@@ -49,7 +51,7 @@ def specialize(spec: KernelSpec, target: Target, config: Config):
                     "fpsan_homomorphic_casts": getattr(knobs.compilation, "fpsan_homomorphic_casts", False)}
     option_names = set(backend.parse_options({}).__dict__)
     kwargs.update({k: v for k, v in run_defaults.items() if k in option_names})
-    args = stand_in_args(spec, config)
+    args = stand_in_args(spec, config, target)
     for k in kwargs:
         if k not in option_names and k not in fn.arg_names:
             raise UserError(f"--meta {k}: not a parameter of {fn.__name__}")

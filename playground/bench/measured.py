@@ -201,7 +201,7 @@ def _prepare(spec, config, device: str = "cuda"):
     views = {n: b.view for n, b in buffers.items()}
     inputs = {n: views[n] for n in spec.inputs}
     outputs = {n: views[n] for n in spec.outputs}
-    args = spec.args(**views, **config.shape)
+    args = spec.args_for(views, config.shape)
     grid = spec.grid_for(config.shape, config.meta)
     kernel = spec.kernel[grid]
 

@@ -80,6 +80,18 @@ class KernelSpec:
             self.num_warps = first.get("num_warps", self.num_warps)
             self.num_stages = first.get("num_stages", self.num_stages)
 
+    def args_for(self, tensors: dict, shape: dict, device=None) -> tuple:
+        """`args(**tensors, **shape)`, plus `device=` (the target's device row) for an args function that
+        takes one: host-side descriptors or split counts sized by the target."""
+        import inspect
+        try:
+            wants_device = "device" in inspect.signature(self.args).parameters
+        except (TypeError, ValueError):
+            wants_device = False
+        if not wants_device:
+            return tuple(self.args(**tensors, **shape))
+        return tuple(self.args(**tensors, **shape, device=device if device is not None else _native_device()))
+
     def grid_for(self, shape: dict, meta: dict, device=None):
         """`grid(shape, meta)`, or `grid(shape, meta, device)` for a grid that asks for the device."""
         import inspect
@@ -89,10 +101,7 @@ class KernelSpec:
             wants_device = False
         if not wants_device:
             return self.grid(shape, meta)
-        if device is None:
-            from . import devices, targets
-            device = devices.get(targets.resolve("native").name)
-        return self.grid(shape, meta, device)
+        return self.grid(shape, meta, device if device is not None else _native_device())
 
     @property
     def dtype(self) -> str:
@@ -111,6 +120,12 @@ class KernelSpec:
 
 
 LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
+
+
+def _native_device():
+    """The device row of this machine's GPU, or of the default target where there is none."""
+    from . import devices, targets
+    return devices.get(targets.resolve("native").name)
 
 
 def unwrap(kernel) -> tuple:

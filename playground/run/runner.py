@@ -186,7 +186,7 @@ def run(spec: KernelSpec, kernel, shape: dict, layout: dict, dtype: str, config,
     import torch
     buffers = allocate(spec, shape, layout, dtype, seed, device)
     views = {n: b.view for n, b in buffers.items()}
-    args = spec.args(**views, **shape)
+    args = spec.args_for(views, shape)
     grid = spec.grid_for(shape, config.meta)
     tuner = getattr(spec, "autotuner", None)
     for name, value in zip(spec.kernel.arg_names, args):   # @triton.autotune(reset_to_zero=...): as its
