@@ -9,6 +9,7 @@ import sys
 
 import click
 
+from playground.core import targets
 from playground.core.targets import DEFAULT, TARGETS
 from playground.report import report
 
@@ -726,6 +727,48 @@ def _write_json(path, data) -> None:
     with open(tmp, "w") as f:
         json.dump(data, f, default=str)
     os.replace(tmp, path)
+
+
+@main.command("fuse")
+@click.argument("expr")
+@click.option("--shape", "-s", "shapes", multiple=True, metavar="NAME=AxB,...",
+              help="Each tensor the expression names, and its shape: a=4096x4096,b=4096x4096.")
+@click.option("--dtype", default="fp16", show_default=True, help="The tensors' element type.")
+@click.option("--target", "-t", default=None, help=f"The GPU Inductor plans for (CUDA targets; default {DEFAULT}).")
+@click.option("--show-kernel", "show_kernel", type=int, default=None, metavar="N",
+              help="Print the Triton source Inductor generated for step N.")
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as one JSON object (with each kernel's source).")
+def fuse_command(expr, shapes, dtype, target, show_kernel, as_json):
+    """What torch.compile launches for EXPR on the target: library calls and the Triton kernels it fuses.
+
+    Inductor plans for a CUDA device with the target's SM count and capability, on fake tensors, in its
+    own process; no GPU is needed and nothing runs.
+
+    \b
+    playground fuse "torch.relu(a @ b + 1)" --shape a=4096x4096,b=4096x4096 --target sm_90
+    playground fuse "F.gelu(F.layer_norm(x, x.shape[-1:]))" --shape x=8192x1024 --target sm_80
+    playground fuse "torch.softmax(x, dim=-1)" --shape x=4096x4096 --show-kernel 1
+    """
+    from playground.errors import UserError
+    from playground.inductor import plan as inductor_plan
+    from playground.inductor import text as plan_text
+    tgt = targets.resolve(target or DEFAULT)
+    p = blocking("Inductor planning", None, lambda: inductor_plan.plan(
+        expr, inductor_plan.parse_shapes(shapes), dtype, tgt.name))
+    if show_kernel is not None:
+        steps = {s.index: s for s in p.kernels}
+        if show_kernel not in steps:
+            raise UserError(f"--show-kernel {show_kernel}: the generated kernels are steps "
+                            f"{', '.join(map(str, steps)) or 'none'}")
+        click.echo(steps[show_kernel].source.strip())
+        return
+    if as_json:
+        data = p.as_dict()
+        for step, full in zip(data["steps"], p.steps):
+            step["source"] = full.source
+        click.echo(report.to_json(data))
+        return
+    click.echo(plan_text.format_text(p, tgt.backend))
 
 
 @main.command("check")

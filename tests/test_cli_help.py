@@ -13,7 +13,7 @@ COMMANDS = sorted(main.commands)
 
 
 def test_the_commands_are_the_ones_the_readme_tours():
-    assert COMMANDS == ["bench", "check", "compile", "diff", "grid", "inspect", "list", "occupancy", "run", "schema",
+    assert COMMANDS == ["bench", "check", "compile", "diff", "fuse", "grid", "inspect", "list", "occupancy", "run", "schema",
                         "sweep", "targets"]
 
 

@@ -23,7 +23,7 @@ def json_commands() -> list[str]:
 
 def test_every_command_with_json_has_a_schema_and_every_schema_a_command():
     assert json_commands() == report.commands_with_schema()
-    assert len(json_commands()) == 11
+    assert len(json_commands()) == 12
 
 
 def properties(schema, path=""):

@@ -1,0 +1,55 @@
+"""A CUDA device for Inductor to plan for, on a CPU-only torch build, with the target's properties.
+
+Inductor asks torch.cuda and its own device interface for the SM count, capability, registers and
+shared memory, and asks Triton's active driver for the target; all answer from the project's device
+table (virtual/gpu.py). Tensors are fake (FakeTensorMode), so nothing is allocated or run:
+`torch._inductor.utils.get_code` returns the wrapper and kernels Inductor would launch. Inductor's own
+caches are off, so every plan is made fresh. Pattern initialisation traces on the CPU (it samples
+`randperm` on the input device, which a fake CUDA device cannot run); the patterns are the same.
+Only for a child process (child.py): these patches stay for the life of the process.
+"""
+from __future__ import annotations
+
+
+def install(target_name: str):
+    import torch
+    import torch._dynamo  # noqa: F401  (imported before torch.cuda is patched: it reads the build's real state)
+    import torch._inductor.config as inductor_config
+    import torch._inductor.fx_passes.joint_graph as joint_graph
+    import torch._inductor.utils  # noqa: F401
+    from torch._dynamo import device_interface
+    from triton.runtime import driver
+
+    from ..virtual import capture
+    from ..virtual.driver import VirtualDriver
+    from ..virtual.gpu import VirtualGPU
+
+    gpu = VirtualGPU(target_name)
+    props = gpu.torch_properties()
+    inductor_config.fx_graph_cache = False
+    inductor_config.autotune_local_cache = False
+    patches = {
+        "is_available": lambda: True, "device_count": lambda: 1, "current_device": lambda: 0,
+        "set_device": lambda device: None, "get_device_properties": lambda device=None: props,
+        "get_device_capability": lambda device=None: gpu.capability,
+        "get_device_name": lambda device=None: props.name, "is_bf16_supported": lambda *a, **k: True,
+        "_lazy_init": lambda: None, "is_initialized": lambda: True, "_exchange_device": lambda device: 0,
+        "_maybe_exchange_device": lambda device: 0, "synchronize": lambda *a, **k: None,
+        "get_rng_state": lambda device="cuda": torch.get_rng_state(),
+        "set_rng_state": lambda state, device="cuda": None,
+    }
+    for name, value in patches.items():
+        setattr(torch.cuda, name, value)
+    cuda = device_interface.get_interface_for_device("cuda")
+    capability = gpu.capability[0] * 10 + gpu.capability[1]
+    for name, value in {"is_available": lambda: True, "device_count": lambda: 1, "current_device": lambda: 0,
+                        "get_compute_capability": lambda device=None: capability,
+                        "get_device_properties": lambda device=None: props,
+                        "is_bf16_supported": lambda including_emulation=False: True}.items():
+        setattr(cuda, name, staticmethod(value))
+    cuda.Worker.get_device_properties = staticmethod(lambda device=None: props)
+    cuda.Worker.current_device = staticmethod(lambda: 0)
+    driver.set_active(VirtualDriver(gpu, capture.Recorder(gpu, execute=False)))
+    plan_patterns = joint_graph.lazy_init
+    joint_graph.lazy_init = lambda input_device=None: plan_patterns(torch.device("cpu"))
+    return gpu

@@ -1,0 +1,214 @@
+"""`playground fuse`: Inductor's plan for a line of PyTorch on a target, step by step in launch order.
+
+Inductor writes a Python wrapper whose `call` allocates buffers and launches, in order, library
+routines (`extern_kernels.mm`: cuBLAS on CUDA, hipBLAS on ROCm) and the Triton kernels it generated
+(`triton_poi_*` pointwise, `triton_red_*` reduction, `triton_per_*` persistent reduction,
+`triton_tem_*` template). Each launch is preceded by a comment naming the ATen operations it covers.
+This module reads that wrapper; nothing here is modelled except the traffic fusion saves, which says so.
+
+Traffic saved (modelled): a kernel that fuses k ATen operations keeps k - 1 intermediate tensors on
+chip; run one operation per kernel, each of those would be written to DRAM once and read back once,
+so the saving is 2 x (k - 1) x the intermediate's bytes, the intermediate taken to be the kernel's
+largest loop (its numel arguments' product) in its first pointer's element type.
+"""
+from __future__ import annotations
+
+import ast
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..core import dtypes, targets
+from ..errors import KernelFailure, UserError
+
+KINDS = {"pointwise": "Triton pointwise", "reduction": "Triton reduction",
+         "persistent_reduction": "Triton persistent reduction", "template": "Triton template",
+         "foreach": "Triton foreach", "cooperative_reduction": "Triton cooperative reduction"}
+_KERNEL_DEF = re.compile(r"^(\w+) = async_compile\.triton\('(\w+)', '''(.*?)''', device_str='(\w+)'\)",
+                         re.MULTILINE | re.DOTALL)
+_ATEN = re.compile(r"Original ATen: \[([^\]]*)\]")
+_NODES = re.compile(r"Source Nodes: \[([^\]]*)\]")
+_ALLOC = re.compile(r"(\w+) = empty_strided_\w+\(\(([^)]*)\), \(([^)]*)\), torch\.(\w+)\)")
+
+
+@dataclass
+class Step:
+    index: int
+    kind: str                      # "library", a Triton kind (KINDS), or "view"
+    name: str                      # extern_kernels.mm, or the generated kernel's name
+    aten: list[str]                # the ATen operations it covers
+    args: list[str]                # the call's arguments, as the wrapper writes them
+    numels: list[int] = field(default_factory=list)     # the integer arguments: the kernel's loop sizes
+    size_hints: dict = field(default_factory=dict)
+    signature: dict = field(default_factory=dict)       # Triton kernels: each parameter's type
+    source: str = ""               # Triton kernels: the generated module
+    fused_ops: int = 1
+    saved_bytes: int = 0           # modelled (module docstring)
+
+
+@dataclass
+class Plan:
+    expr: str
+    shapes: dict
+    dtype: str
+    target: str
+    device: str
+    torch_version: str
+    steps: list[Step]
+    buffers: list[dict]            # what `call` allocates: name, shape, dtype, bytes
+    reused: int                    # buffers Inductor reuses instead of allocating
+    wrapper: str = field(repr=False, default="")
+
+    @property
+    def kernels(self) -> list[Step]:
+        return [s for s in self.steps if s.kind != "library"]
+
+    def as_dict(self) -> dict:
+        out = asdict(self)
+        out["steps"] = [{k: v for k, v in asdict(s).items() if k != "source"} for s in self.steps]
+        out.pop("wrapper")
+        out["saved_bytes_modelled"] = sum(s.saved_bytes for s in self.steps)
+        return out
+
+
+def parse_shapes(items) -> dict[str, list[int]]:
+    """`a=4096x4096,b=4096x4096` (or repeated --shape) -> {"a": [4096, 4096], "b": [4096, 4096]}."""
+    from ..core.params import split_items
+    shapes = {}
+    for item in split_items(items):
+        name, eq, dims = item.partition("=")
+        name = name.strip()
+        if not eq or not name.isidentifier():
+            raise UserError(f"--shape '{item}': expected NAME=AxB, as in --shape a=4096x4096")
+        try:
+            shapes[name] = [int(d) for d in dims.lower().split("x")]
+        except ValueError:
+            raise UserError(f"--shape {item}: dimensions are integers joined by x, as in 4096x4096") from None
+        if any(d < 1 for d in shapes[name]):
+            raise UserError(f"--shape {item}: dimensions are positive")
+    if not shapes:
+        raise UserError("--shape: name the expression's tensors and their shapes, as in --shape a=4096x4096")
+    return shapes
+
+
+def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: str = "sm_90") -> Plan:
+    """Ask Inductor, in a child process, what it would launch for `expr` on `target`."""
+    tgt = targets.resolve(target)
+    if not tgt.is_nvidia:
+        raise UserError(f"--target {tgt.name}: fuse plans for CUDA targets for now (ROCm is not stood in yet)")
+    torch_dtype = dtypes.get(dtype).torch
+    with tempfile.TemporaryDirectory(prefix="playground-fuse-") as tmp:
+        settings, out = Path(tmp) / "settings.json", Path(tmp) / "plan.json"
+        settings.write_text(json.dumps({"expr": expr, "shapes": shapes, "torch_dtype": torch_dtype,
+                                        "target": tgt.name, "out": str(out)}))
+        root = str(Path(__file__).resolve().parents[2])
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+               "TORCHINDUCTOR_CACHE_DIR": str(Path(tmp) / "inductor")}
+        env.pop("TRITON_INTERPRET", None)
+        child = subprocess.Popen([sys.executable, "-m", "playground.inductor.child", str(settings)], env=env,
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            _, err = child.communicate()
+        except BaseException:
+            child.kill()
+            raise
+        if not out.is_file():
+            tail = (err or "").strip().splitlines()[-1:] or ["no output"]
+            raise KernelFailure(f"fuse: Inductor's process ended (exit {child.returncode}): {tail[0]}")
+        answer = json.loads(out.read_text())
+    if "error" in answer:
+        raise (UserError if answer["bad_input"] else KernelFailure)(f"fuse: {answer['error']}")
+    from ..core import devices
+    return read(answer["wrapper"], expr, shapes, dtype, tgt, devices.get(tgt.name).name, answer["torch"])
+
+
+def read(wrapper: str, expr: str, shapes: dict, dtype: str, tgt, device: str, torch_version: str) -> Plan:
+    """The wrapper's `call`, as steps in launch order."""
+    kernels = {m.group(1): m.group(3) for m in _KERNEL_DEF.finditer(wrapper)}
+    body = wrapper[wrapper.index("def call(self, args):"):] if "def call(self, args):" in wrapper else wrapper
+    steps: list[Step] = []
+    buffers, reused, aten = [], 0, []
+    for line in body.splitlines():
+        text = line.strip()
+        if text.startswith("#"):
+            found = _ATEN.search(text)
+            aten = [a.strip() for a in found.group(1).split(",") if a.strip()] if found else aten
+            continue
+        alloc = _ALLOC.search(text)
+        if alloc:
+            shape = [int(d) for d in alloc.group(2).split(",") if d.strip()]
+            size = getattr(dtypes.DTYPES.get(_short(alloc.group(4))), "bytes", 0)
+            buffers.append({"name": alloc.group(1), "shape": shape, "dtype": alloc.group(4),
+                            "bytes": math.prod(shape) * size})
+            continue
+        if "# reuse" in text:
+            reused += 1
+        call = re.match(r"(extern_kernels\.\w+|\w+\.run)\((.*)\)$", text)
+        if not call:
+            continue
+        target_name, args = call.group(1), _split_args(call.group(2))
+        if target_name.startswith("extern_kernels."):
+            steps.append(Step(len(steps) + 1, "library", target_name, aten, args))
+        elif target_name[:-4] in kernels:
+            name = target_name[:-4]
+            steps.append(_triton_step(len(steps) + 1, name, kernels[name], aten, args))
+        aten = []
+    return Plan(expr=expr, shapes=shapes, dtype=dtype, target=tgt.name, device=device, torch_version=torch_version,
+                steps=steps, buffers=buffers, reused=reused, wrapper=wrapper)
+
+
+def _triton_step(index: int, name: str, source: str, aten: list[str], args: list[str]) -> Step:
+    decorator = re.search(r"@triton_heuristics\.(\w+)\(", source)
+    kind = KINDS.get(decorator.group(1), decorator.group(1)) if decorator else "Triton kernel"
+    meta = _literal_after(source, "triton_meta=")
+    hints = _literal_after(source, "size_hints=")
+    numels = [int(a) for a in args if re.fullmatch(r"\d+", a)]
+    signature = {k: str(v) for k, v in (meta or {}).get("signature", {}).items()}
+    step = Step(index, kind, name, aten, [a for a in args if not a.startswith("stream=")], numels,
+                hints or {}, signature, source, fused_ops=max(len(aten), 1))
+    pointer = next((t for t in signature.values() if t.startswith("*")), None)
+    element = getattr(dtypes.DTYPES.get(pointer[1:] if pointer else ""), "bytes", 0)
+    if step.fused_ops > 1 and numels and element:
+        step.saved_bytes = 2 * (step.fused_ops - 1) * math.prod(numels) * element
+    return step
+
+
+def _literal_after(source: str, key: str):
+    """The Python literal that follows `key` in the decorator (DeviceProperties(...) read as None)."""
+    start = source.find(key)
+    if start < 0:
+        return None
+    text, depth = source[start + len(key):], 0
+    for end, ch in enumerate(text):
+        depth += ch in "{[("
+        depth -= ch in "}])"
+        if depth == 0 and ch in ",)\n" and end:
+            break
+    chunk = re.sub(r"DeviceProperties\([^)]*\)", "None", text[:end])
+    try:
+        return ast.literal_eval(chunk)
+    except (ValueError, SyntaxError):
+        return None
+
+
+def _split_args(text: str) -> list[str]:
+    items, depth, current = [], 0, ""
+    for ch in text:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            items.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    return [i for i in [*items, current.strip()] if i]
+
+
+def _short(torch_name: str) -> str:
+    return next((d.name for d in dtypes.DTYPES.values() if d.torch == torch_name), torch_name)

@@ -1,0 +1,38 @@
+"""A plan as text: the steps in launch order, then a short legend."""
+from __future__ import annotations
+
+from ..report.report import table
+from ..units import size
+from .plan import Plan
+
+LIBRARIES = {"cuda": "cuBLAS", "hip": "hipBLAS"}
+
+
+def _what(step, backend: str) -> str:
+    if step.kind == "library":
+        routine = step.name.removeprefix("extern_kernels.")
+        gemm = routine in ("mm", "addmm", "bmm", "baddbmm")
+        return f"library: {LIBRARIES.get(backend, 'vendor')} {'GEMM' if gemm else routine}"
+    return step.kind
+
+
+def format_text(p: Plan, backend: str = "cuda") -> str:
+    shapes = ", ".join(f"{n}={'x'.join(map(str, d))}" for n, d in p.shapes.items())
+    out = [f"{p.expr}  ({shapes}, {p.dtype}) on {p.target} ({p.device}), as torch {p.torch_version}'s "
+           f"Inductor plans it: {len(p.steps)} launch{'es' if len(p.steps) != 1 else ''}", ""]
+    rows = []
+    for s in p.steps:
+        loop = "x".join(str(n) for n in s.numels) or "-"
+        saved = size(s.saved_bytes) if s.saved_bytes else "-"
+        rows.append([str(s.index), _what(s, backend), s.name, ", ".join(a.removeprefix("aten.") for a in s.aten) or "-",
+                     loop, saved])
+    out += table(["#", "step", "kernel", "covers (ATen)", "elements", "saved (modelled)"], rows, align="rlllrr")
+    total = sum(b["bytes"] for b in p.buffers)
+    out += ["", f"buffers     {len(p.buffers)} allocated ({size(total)}), {p.reused} reused in place; memory in use "
+                f"is capacity pressure, not how busy the SMs are",
+            "legend      fusion: one generated kernel covers several operations and keeps their intermediates on "
+            "chip; 'saved' is the DRAM traffic those would have cost as separate kernels (modelled: written once, "
+            "read once). Library steps are routines Inductor chose not to generate (a vendor GEMM)."]
+    if p.kernels:
+        out.append(f"each generated kernel's code: --json (its `source`), or --show-kernel N")
+    return "\n".join(out)

@@ -1,0 +1,49 @@
+"""`playground fuse`: what torch.compile's Inductor launches for a line of PyTorch, planned for a CUDA target
+on a CPU-only machine (each plan is made in its own process, about ten seconds)."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fuse(*args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, str(ROOT / "cli.py"), "fuse", *map(str, args)], capture_output=True,
+                          text=True, env=env, cwd=ROOT)
+
+
+def test_relu_of_a_matmul_is_a_library_gemm_then_one_fused_kernel():
+    done = fuse("torch.relu(a @ b + 1)", "--shape", "a=4096x4096,b=4096x4096", "--target", "sm_90", "--json")
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    gemm, fused = plan["steps"]
+    assert (gemm["kind"], gemm["name"], gemm["aten"]) == ("library", "extern_kernels.mm", ["aten.mm"])
+    assert fused["kind"] == "Triton pointwise" and fused["name"] == "triton_poi_fused_add_relu_0"
+    assert fused["aten"] == ["aten.add", "aten.relu"] and fused["numels"] == [4096 * 4096]
+    assert fused["signature"]["in_out_ptr0"] == "*fp16" and "@triton.jit" in fused["source"]
+    # the add's output never reaches DRAM: written once and read once as separate kernels, 2 bytes an element
+    assert fused["saved_bytes"] == 2 * 4096 * 4096 * 2 == plan["saved_bytes_modelled"]
+    jsonschema = pytest.importorskip("jsonschema")
+    from playground.report import report
+    jsonschema.Draft202012Validator(report.schema("fuse")).validate(plan)
+
+
+def test_layer_norm_then_gelu_is_one_reduction_kernel_and_the_table_says_so():
+    done = fuse("F.gelu(F.layer_norm(x, x.shape[-1:]))", "--shape", "x=8192x1024", "--target", "sm_80")
+    assert done.returncode == 0, done.stderr
+    rows = [line.split() for line in done.stdout.splitlines() if line.startswith("1 ")]
+    assert rows and rows[0][1:4] == ["Triton", "persistent", "reduction"]
+    assert "triton_per_fused_gelu_native_layer_norm_0" in rows[0] and "on sm_80 (A100 SXM4 80GB)" in done.stdout
+
+
+@pytest.mark.parametrize("expr, message", [("torch.relu(a @ c)", "NameError: name 'c' is not defined"),
+                                           ("torch.relu(a @ b", "not a Python expression")])
+def test_bad_expressions_are_one_line_and_exit_2(expr, message):
+    done = fuse(expr, "--shape", "a=8x8,b=8x8")
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and message in done.stderr
