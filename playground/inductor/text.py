@@ -34,5 +34,5 @@ def format_text(p: Plan, backend: str = "cuda") -> str:
             "chip; 'saved' is the DRAM traffic those would have cost as separate kernels (modelled: written once, "
             "read once). Library steps are routines Inductor chose not to generate (a vendor GEMM)."]
     if p.kernels:
-        out.append(f"each generated kernel's code: --json (its `source`), or --show-kernel N")
+        out.append("each generated kernel's code: --json (its `source`), or --show-kernel N")
     return "\n".join(out)
