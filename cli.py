@@ -738,7 +738,10 @@ def _write_json(path, data) -> None:
 @click.option("--show-kernel", "show_kernel", type=int, default=None, metavar="N",
               help="Print the Triton source Inductor generated for step N.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as one JSON object (with each kernel's source).")
-def fuse_command(expr, shapes, dtype, target, show_kernel, as_json):
+@click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
+              help="Save the plan to FILE; open step N's kernel in any command as FILE#N.")
+@click.option("--force", is_flag=True, help="Overwrite a --save file that exists.")
+def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force):
     """What torch.compile launches for EXPR on the target: library calls and the Triton kernels it fuses.
 
     Inductor plans for a CUDA device with the target's SM count and capability, on fake tensors, in its
@@ -748,10 +751,13 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json):
     playground fuse "torch.relu(a @ b + 1)" --shape a=4096x4096,b=4096x4096 --target sm_90
     playground fuse "F.gelu(F.layer_norm(x, x.shape[-1:]))" --shape x=8192x1024 --target sm_80
     playground fuse "torch.softmax(x, dim=-1)" --shape x=4096x4096 --show-kernel 1
+    playground fuse "torch.relu(a @ b + 1)" -s a=4096x4096,b=4096x4096 --save plan.json
+    playground compile plan.json#2 --show sass        # a generated kernel, in any command
     """
     from playground.errors import UserError
     from playground.inductor import plan as inductor_plan
     from playground.inductor import text as plan_text
+    _refuse_overwrite(save_path, force)
     tgt = targets.resolve(target or DEFAULT)
     p = blocking("Inductor planning", None, lambda: inductor_plan.plan(
         expr, inductor_plan.parse_shapes(shapes), dtype, tgt.name))
@@ -762,13 +768,16 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json):
                             f"{', '.join(map(str, steps)) or 'none'}")
         click.echo(steps[show_kernel].source.strip())
         return
+    data = p.as_dict()
+    for step, full in zip(data["steps"], p.steps):
+        step["source"] = full.source
+    if save_path:
+        from playground.inductor.reopen import FORMAT
+        _write_json(save_path, {"format": FORMAT, **data})
     if as_json:
-        data = p.as_dict()
-        for step, full in zip(data["steps"], p.steps):
-            step["source"] = full.source
         click.echo(report.to_json(data))
         return
-    click.echo(plan_text.format_text(p, tgt.backend))
+    click.echo(plan_text.format_text(p, tgt.backend, save_path))
 
 
 @main.command("check")

@@ -47,3 +47,31 @@ def test_layer_norm_then_gelu_is_one_reduction_kernel_and_the_table_says_so():
 def test_bad_expressions_are_one_line_and_exit_2(expr, message):
     done = fuse(expr, "--shape", "a=8x8,b=8x8")
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and message in done.stderr
+
+
+def test_a_saved_plan_opens_its_generated_kernel_in_every_command(tmp_path):
+    plan_file = tmp_path / "plan.json"
+    done = fuse("torch.relu(a @ b + 1)", "--shape", "a=4096x4096,b=4096x4096", "--target", "sm_80",
+                "--save", plan_file)
+    assert done.returncode == 0, done.stderr
+    assert f"open a generated kernel in any command as {plan_file}#N" in done.stdout
+    kernels = json.loads(plan_file.read_text())["kernels"]["triton_poi_fused_add_relu_0"]
+    assert kernels["grid_type"] == "Grid1D" and kernels["configs"][0]["XBLOCK"] >= 256
+
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+    def cli(*args):
+        return subprocess.run([sys.executable, str(ROOT / "cli.py"), *map(str, args)], capture_output=True,
+                              text=True, env=env, cwd=ROOT)
+    shown = cli("compile", f"{plan_file}#2", "--json")
+    assert shown.returncode == 0, shown.stderr
+    compiled = json.loads(shown.stdout)
+    assert compiled["target"] == "sm_80" and compiled["meta"] == {"XBLOCK": kernels["configs"][0]["XBLOCK"]}
+    assert {s["name"]: s["assumed"] for s in compiled["specialization"]}["xnumel"] == ["divisible by 16"]
+    grid = json.loads(cli("grid", f"{plan_file}#2", "--json").stdout)
+    assert grid["ctas"] == 4096 * 4096 // kernels["configs"][0]["XBLOCK"]
+    assert "SHI_REGISTERS" in cli("compile", f"{plan_file}#2", "--show", "sass").stdout
+    listed = cli("compile", f"{plan_file}#2", "--config", "list")
+    assert listed.returncode == 0 and f"{len(kernels['configs'])} configs" in listed.stdout
+    library = cli("compile", f"{plan_file}#1")
+    assert library.returncode == 2 and "the plan's generated kernels are steps 2" in library.stderr

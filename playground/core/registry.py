@@ -26,6 +26,10 @@ def load(ref: str, target: str | None = None, args: str | None = None) -> Kernel
     `target`: the virtual GPU a user's file is read on when it cannot be imported as it is (below).
     `args`: for a bare kernel (`file.py:kernel`, no spec), its arguments (core/bare.py).
     """
+    if isinstance(ref, str) and ref.partition("#")[0].endswith(".json"):
+        from ..inductor import reopen
+        if reopen.is_plan(ref):
+            return reopen.spec_from_plan(ref)
     if trace_target(ref):
         from ..virtual import launches
         return launches.spec_from_trace(ref)
@@ -54,6 +58,9 @@ def trace_target(ref) -> str | None:
     """The target a trace reference (`T.json#N`) was captured on; None for any other kernel reference."""
     if not isinstance(ref, str) or not ref.partition("#")[0].endswith(".json"):
         return None
+    from ..inductor import reopen
+    if reopen.is_plan(ref):
+        return reopen.plan_target(ref)
     from ..virtual import launches
     return launches.variant_source(ref)["target"]
 

@@ -46,8 +46,34 @@ def main(argv: list[str]) -> int:
                                        "bad_input": False}))
             return 1
     wrapper = max(codes, key=len) if codes else ""          # the wrapper with its kernels; the rest are empty
-    out.write_text(json.dumps({"wrapper": wrapper, "torch": torch.__version__}))
+    out.write_text(json.dumps({"wrapper": wrapper, "torch": torch.__version__,
+                               "kernels": kernel_configs(wrapper, out.parent)}, default=str))
     return 0
+
+
+def kernel_configs(wrapper: str, folder: Path) -> dict:
+    """Each generated kernel's configs, as Inductor's own heuristics build them for this device: its
+    module is imported here, under the same fakes, and its CachingAutotuner read."""
+    import importlib.util
+
+    from .plan import KERNEL_DEF
+    found = {}
+    for match in KERNEL_DEF.finditer(wrapper):
+        name, source = match.group(1), match.group(3)
+        path = folder / f"{name}.py"
+        path.write_text(source)
+        try:
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            tuner = getattr(module, name)
+            found[name] = {"configs": [dict(c.kwargs, num_warps=c.num_warps, num_stages=c.num_stages)
+                                       for c in tuner.configs],
+                           "grid_type": tuner.inductor_meta.get("grid_type"),
+                           "constants": {str(k): v for k, v in tuner.triton_meta.get("constants", {}).items()}}
+        except Exception as e:   # a kernel whose configs cannot be read here: the plan still shows it
+            found[name] = {"configs": [], "error": f"{type(e).__name__}: {e}"}
+    return found
 
 
 if __name__ == "__main__":

@@ -50,6 +50,8 @@ def install(target_name: str):
     cuda.Worker.get_device_properties = staticmethod(lambda device=None: props)
     cuda.Worker.current_device = staticmethod(lambda: 0)
     driver.set_active(VirtualDriver(gpu, capture.Recorder(gpu, execute=False)))
+    from torch._inductor.runtime import triton_helpers
+    triton_helpers.set_driver_to_gpu = lambda: None      # the virtual driver is the GPU's; keep it active
     plan_patterns = joint_graph.lazy_init
     joint_graph.lazy_init = lambda input_device=None: plan_patterns(torch.device("cpu"))
     return gpu

@@ -30,7 +30,7 @@ from ..errors import KernelFailure, UserError
 KINDS = {"pointwise": "Triton pointwise", "reduction": "Triton reduction",
          "persistent_reduction": "Triton persistent reduction", "template": "Triton template",
          "foreach": "Triton foreach", "cooperative_reduction": "Triton cooperative reduction"}
-_KERNEL_DEF = re.compile(r"^(\w+) = async_compile\.triton\('(\w+)', '''(.*?)''', device_str='(\w+)'\)",
+KERNEL_DEF = re.compile(r"^(\w+) = async_compile\.triton\('(\w+)', '''(.*?)''', device_str='(\w+)'\)",
                          re.MULTILINE | re.DOTALL)
 _ATEN = re.compile(r"Original ATen: \[([^\]]*)\]")
 _NODES = re.compile(r"Source Nodes: \[([^\]]*)\]")
@@ -64,6 +64,7 @@ class Plan:
     buffers: list[dict]            # what `call` allocates: name, shape, dtype, bytes
     reused: int                    # buffers Inductor reuses instead of allocating
     wrapper: str = field(repr=False, default="")
+    kernels_read: dict = field(default_factory=dict)   # each generated kernel's configs, as Inductor built them
 
     @property
     def kernels(self) -> list[Step]:
@@ -73,6 +74,7 @@ class Plan:
         out = asdict(self)
         out["steps"] = [{k: v for k, v in asdict(s).items() if k != "source"} for s in self.steps]
         out.pop("wrapper")
+        out["kernels"] = out.pop("kernels_read")
         out["saved_bytes_modelled"] = sum(s.saved_bytes for s in self.steps)
         return out
 
@@ -125,12 +127,14 @@ def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: s
     if "error" in answer:
         raise (UserError if answer["bad_input"] else KernelFailure)(f"fuse: {answer['error']}")
     from ..core import devices
-    return read(answer["wrapper"], expr, shapes, dtype, tgt, devices.get(tgt.name).name, answer["torch"])
+    made = read(answer["wrapper"], expr, shapes, dtype, tgt, devices.get(tgt.name).name, answer["torch"])
+    made.kernels_read = answer.get("kernels", {})
+    return made
 
 
 def read(wrapper: str, expr: str, shapes: dict, dtype: str, tgt, device: str, torch_version: str) -> Plan:
     """The wrapper's `call`, as steps in launch order."""
-    kernels = {m.group(1): m.group(3) for m in _KERNEL_DEF.finditer(wrapper)}
+    kernels = {m.group(1): m.group(3) for m in KERNEL_DEF.finditer(wrapper)}
     body = wrapper[wrapper.index("def call(self, args):"):] if "def call(self, args):" in wrapper else wrapper
     steps: list[Step] = []
     buffers, reused, aten = [], 0, []

@@ -16,7 +16,7 @@ def _what(step, backend: str) -> str:
     return step.kind
 
 
-def format_text(p: Plan, backend: str = "cuda") -> str:
+def format_text(p: Plan, backend: str = "cuda", saved_as: str | None = None) -> str:
     shapes = ", ".join(f"{n}={'x'.join(map(str, d))}" for n, d in p.shapes.items())
     out = [f"{p.expr}  ({shapes}, {p.dtype}) on {p.target} ({p.device}), as torch {p.torch_version}'s "
            f"Inductor plans it: {len(p.steps)} launch{'es' if len(p.steps) != 1 else ''}", ""]
@@ -33,6 +33,9 @@ def format_text(p: Plan, backend: str = "cuda") -> str:
             "legend      fusion: one generated kernel covers several operations and keeps their intermediates on "
             "chip; 'saved' is the DRAM traffic those would have cost as separate kernels (modelled: written once, "
             "read once). Library steps are routines Inductor chose not to generate (a vendor GEMM)."]
-    if p.kernels:
-        out.append("each generated kernel's code: --json (its `source`), or --show-kernel N")
+    if p.kernels and saved_as:
+        out.append(f"open a generated kernel in any command as {saved_as}#N, e.g. playground compile "
+                   f"{saved_as}#{p.kernels[0].index} --show sass")
+    elif p.kernels:
+        out.append("each generated kernel's code: --show-kernel N; --save FILE, then FILE#N opens it in any command")
     return "\n".join(out)

@@ -49,7 +49,7 @@ def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
     when = "cache hit" if c.cache_hit else "compiled"
     lines = [
         f"kernel      {c.spec.name} ({c.name}) from {_short(c.spec.source_path)}"
-        + (f", captured as {c.spec.loaded_from}" if c.spec.loaded_from else ""),
+        + (f", opened as {c.spec.loaded_from}" if c.spec.loaded_from else ""),
         f"target      {c.target.name} ({c.target.backend}, warp size {c.target.warp_size})",
         f"launch      num_warps={cfg.num_warps} ({_threads(c)}), "
         f"num_stages={cfg.num_stages}",

@@ -1,0 +1,123 @@
+"""A kernel of a saved plan (`playground fuse ... --save PLAN.json`), reopened as `PLAN.json#N` in any command.
+
+Step N's generated `@triton.jit` function is read out of its module (the module's own imports need
+Inductor's runtime and a GPU driver; the function needs only Triton and Inductor's helpers). It becomes
+a KernelSpec: its pointers are aligned stand-ins of their declared element types, its integers the
+loop sizes the wrapper passed, its constexprs one of the configs Inductor's heuristics built for the
+target (the first by default; all of them are the spec's configs, for `--config` and `sweep`), and its
+grid Inductor's (Grid1D: one program per XBLOCK elements; Grid2D: XBLOCK by YBLOCK tiles).
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ..core.spec import AbstractTensor, KernelSpec, Tensor, cdiv
+from ..errors import UserError
+
+FORMAT = "playground-fuse/1"
+
+
+def is_plan(ref: str) -> bool:
+    path = ref.partition("#")[0]
+    if not path.endswith(".json") or not Path(path).is_file():
+        return False
+    try:
+        return json.loads(Path(path).read_text()).get("format") == FORMAT
+    except (OSError, ValueError):
+        return False
+
+
+def _step(ref: str) -> tuple[dict, dict]:
+    path, _, number = ref.partition("#")
+    plan = json.loads(Path(path).read_text())
+    kernels = {s["index"]: s for s in plan["steps"] if s["kind"] != "library"}
+    try:
+        step = kernels[int(number)] if number else next(iter(kernels.values()))
+    except (ValueError, KeyError, StopIteration):
+        raise UserError(f"{ref}: the plan's generated kernels are steps {', '.join(map(str, kernels)) or 'none'}") \
+            from None
+    return plan, step
+
+
+def plan_target(ref: str) -> str:
+    return _step(ref)[0]["target"]
+
+
+def spec_from_plan(ref: str) -> KernelSpec:
+    plan, step = _step(ref)
+    path = Path(ref.partition("#")[0]).resolve()
+    module_file = _source_file(path, step)
+    jit = _jit_function(step["name"], step["source"], module_file)
+    configs = plan.get("kernels", {}).get(step["name"], {}).get("configs") or []
+    if not configs:
+        raise UserError(f"{ref}: Inductor's configs for {step['name']} were not read when the plan was made")
+    signature = step["signature"]
+    integers = iter(step["numels"])
+    values, tensors = {}, {}
+    for name, kind in signature.items():
+        if kind.startswith("*"):
+            numel = max(step["numels"] or [1])
+            tensors[name] = Tensor((numel,), kind[1:])
+        elif kind != "constexpr":
+            values[name] = next(integers, 1)
+    first = configs[0]
+    meta = {k: v for k, v in first.items() if k not in ("num_warps", "num_stages")}
+    names = [p.name for p in jit.params]
+    runtime = [n for n in names if signature.get(n) != "constexpr"]
+
+    def runtime_args(**_):
+        return tuple(AbstractTensor(tensors[n].shape, tensors[n].dtype) if n in tensors else values[n]
+                     for n in runtime)
+
+    grid_type = plan.get("kernels", {}).get(step["name"], {}).get("grid_type")
+    x, y = (step["numels"] + [1, 1])[:2]
+
+    def grid(shape, m):
+        if grid_type == "Grid2D":
+            return (cdiv(x, m.get("XBLOCK", 1)), cdiv(y, m.get("YBLOCK", 1)))
+        return (cdiv(x, m.get("XBLOCK", 1)),)
+
+    spec = KernelSpec(name=step["name"], kernel=jit, description=f"step {step['index']} of {plan['expr']}",
+                      tensors=tensors, args=runtime_args, grid=grid, meta=meta, default_shape={},
+                      num_warps=first.get("num_warps", 4), num_stages=first.get("num_stages", 3),
+                      configs=[dict(c) for c in configs], dtypes=(plan.get("dtype", "fp16"),),
+                      source_path=str(module_file))
+    spec.loaded_from = f"{path}#{step['index']}"
+    return spec
+
+
+def _source_file(plan_path: Path, step: dict) -> Path:
+    """The generated module, kept beside the plan so that `--show source` and line maps have a file."""
+    folder = plan_path.with_suffix(".kernels")
+    folder.mkdir(exist_ok=True)
+    file = folder / f"{step['name']}.py"
+    if not file.exists() or file.read_text() != step["source"]:
+        file.write_text(step["source"])
+    return file
+
+
+def _jit_function(name: str, source: str, module_file: Path):
+    """The @triton.jit function of a generated module, defined without running the module's set-up."""
+    import triton
+    import triton.language as tl
+    from torch._inductor.runtime import triton_helpers
+    from torch._inductor.runtime.triton_helpers import libdevice
+    from torch._inductor.runtime.triton_helpers import math as tl_math
+    start = source.find("@triton.jit")
+    if start < 0:
+        raise UserError(f"{name}: no @triton.jit function in its generated source")
+    body = source[start:]
+    namespace = {"triton": triton, "tl": tl, "triton_helpers": triton_helpers, "libdevice": libdevice,
+                 "tl_math": tl_math, "__name__": f"playground_fuse_{name}"}
+    # the function keeps its line numbers in the module, for the map back to the generated source
+    lines_before = source[:start].count("\n")
+    code = compile("\n" * lines_before + body, str(module_file), "exec")   # inspect reads the file back
+    exec(code, namespace)
+    fn = namespace.get(name)
+    if fn is None:
+        found = re.findall(r"def (\w+)\(", body)
+        raise UserError(f"{name}: its source defines {', '.join(found)}")
+    return fn
+
