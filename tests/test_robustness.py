@@ -106,8 +106,10 @@ def test_a_signal_stops_a_check_and_its_interpreter_worker(signum):
 
 def test_a_second_signal_ends_at_once_even_when_cleanup_hangs():
     # A first SIGINT starts the cleanup; here the cleanup hangs, as a stuck pool would. The second ends it.
-    code = ("import time\nfrom playground import lifecycle\nlifecycle.install_handlers()\nprint('ready', flush=True)\n"
-            "try:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    print('cleaning', flush=True)\n    time.sleep(60)\n")
+    # 'ready' is printed inside the try: a signal that arrives as the print returns is still caught there
+    code = ("import time\nfrom playground import lifecycle\nlifecycle.install_handlers()\n"
+            "try:\n    print('ready', flush=True)\n    time.sleep(60)\nexcept KeyboardInterrupt:\n"
+            "    print('cleaning', flush=True)\n    time.sleep(60)\n")
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True,
                             env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert proc.stdout.readline().strip() == "ready"
