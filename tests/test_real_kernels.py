@@ -192,3 +192,22 @@ def test_args_can_see_the_target_device():
         request = Request.of(sized, target)
         assert binder.stand_in_args(sized, request.config, targets.resolve(target))[2] == (1 << 20) // 256 // sms
         assert request.compile().hash
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("name", ["autotuned_scale", "row_sum", "stage_constexpr", "dtype_constexpr", "bool_mask",
+                                  "persistent_copy"])
+def test_diff_takes_the_kernel_as_written(name):
+    result = invoke("diff", path(name), "--target", "sm_90", "--a", "num_warps=4", "--b", "num_warps=8")
+    assert result.exit_code == 0, result.stderr
+    assert any(line.startswith("blocks per SM") for line in result.stdout.splitlines())
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("name, configs", [("autotuned_scale", 2), ("row_sum", 1), ("persistent_copy", 1)])
+def test_sweep_takes_the_kernel_as_written(name, configs):
+    shape = ("--shape", "N=200") if name == "autotuned_scale" else ()
+    result = invoke("sweep", path(name), "--target", "sm_90", "--jobs", "1", "--json", *shape)
+    assert result.exit_code == 0, result.stderr
+    rows = json.loads(result.stdout)["rows"]
+    assert len(rows) == configs and all(r["status"] == "ok" for r in rows)
