@@ -211,3 +211,18 @@ def test_sweep_takes_the_kernel_as_written(name, configs):
     assert result.exit_code == 0, result.stderr
     rows = json.loads(result.stdout)["rows"]
     assert len(rows) == configs and all(r["status"] == "ok" for r in rows)
+
+
+@pytest.mark.compile
+@pytest.mark.parametrize("config, block", [("0", 16), ("1", 32)])
+def test_a_configs_pre_hook_runs_before_the_launch_as_the_autotuner_runs_it(config, block):
+    """descriptor_hook.py makes its descriptors with a dummy 1x1 block; each config's pre_hook sets the tile."""
+    ttir = invoke("compile", path("descriptor_hook"), "-t", "sm_90", "--config", config, "--show", "ttir",
+                  "--no-header").stdout
+    assert f"%x_desc: !tt.tensordesc<{block}x32xf32>" in ttir and "tensordesc<1x1" not in ttir
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="check runs kernels through torch")
+def test_check_runs_the_configs_pre_hook():
+    result = invoke("check", path("descriptor_hook"), "--quick")
+    assert result.exit_code == 0 and result.stdout.strip().endswith("passed"), result.output

@@ -28,9 +28,14 @@ def stand_in_args(spec: KernelSpec, config: Config, target: Target | None = None
     """The kernel's runtime arguments at this shape, with storage-free tensors (and the target's device
     for an args function that asks for it)."""
     from ..core import devices
+    from ..core.spec import config_hook
     tensors = {name: AbstractTensor(t.dims(config.shape), spec.tensor_dtype(name, config.dtype))
                for name, t in spec.tensors.items()}
-    return spec.args_for(tensors, config.shape, devices.get(target.name) if target is not None else None)
+    args = spec.args_for(tensors, config.shape, devices.get(target.name) if target is not None else None)
+    hook = config_hook(spec, config)
+    if hook is not None:        # as Triton's Autotuner does before it launches this config
+        hook({**dict(zip(spec.kernel.arg_names, args)), **config.meta})
+    return args
 
 
 def specialize(spec: KernelSpec, target: Target, config: Config):

@@ -144,6 +144,19 @@ def unwrap(kernel) -> tuple:
     return kernel, autotuner, values
 
 
+def config_hook(spec, config) -> object | None:
+    """The pre_hook of the @triton.autotune config a resolved Config is (None when there is none): Triton
+    calls it on the launch's named arguments before the launch (tutorial 09 sets descriptors' block shapes
+    in one)."""
+    if spec.autotuner is None:
+        return None
+    wanted = dict(config.meta, num_warps=config.num_warps, num_stages=config.num_stages)
+    for candidate in spec.autotuner.configs:
+        if candidate.pre_hook and all(wanted.get(k) == v for k, v in config_dict(candidate).items()):
+            return candidate.pre_hook
+    return None
+
+
 def config_dict(config) -> dict:
     """A triton.Config as the plain dict a spec's `configs` holds: its kwargs and its launch options."""
     out = dict(config.kwargs)

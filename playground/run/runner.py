@@ -192,6 +192,10 @@ def run(spec: KernelSpec, kernel, shape: dict, layout: dict, dtype: str, config,
     for name, value in zip(spec.kernel.arg_names, args):   # @triton.autotune(reset_to_zero=...): as its
         if tuner is not None and name in (tuner.reset_to_zero or ()) and hasattr(value, "zero_"):   # hook does
             value.zero_()
+    from ..core.spec import config_hook
+    hook = config_hook(spec, config)
+    if hook is not None:        # the config's pre_hook, as Triton's Autotuner calls it before the launch
+        hook({**dict(zip(spec.kernel.arg_names, args)), **config.meta})
     start = time.perf_counter()
     kernel[grid](*args, **{**config.meta, "num_warps": config.num_warps, "num_stages": config.num_stages})
     if device == "cuda":
