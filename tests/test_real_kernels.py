@@ -219,7 +219,8 @@ def test_a_configs_pre_hook_runs_before_the_launch_as_the_autotuner_runs_it(conf
     """descriptor_hook.py makes its descriptors with a dummy 1x1 block; each config's pre_hook sets the tile."""
     ttir = invoke("compile", path("descriptor_hook"), "-t", "sm_90", "--config", config, "--show", "ttir",
                   "--no-header").stdout
-    assert f"%x_desc: !tt.tensordesc<{block}x32xf32>" in ttir and "tensordesc<1x1" not in ttir
+    # Triton 3.9 spells it tensordesc<16x32xf32>, 3.6 tensordesc<tensor<16x32xf32>>
+    assert re.search(rf"%x_desc: !tt\.tensordesc<(tensor<)?{block}x32xf32>", ttir) and "1x1x" not in ttir
 
 
 @pytest.mark.skipif(not HAS_TORCH, reason="check runs kernels through torch")
