@@ -63,6 +63,7 @@ class Plan:
     steps: list[Step]
     buffers: list[dict]            # what `call` allocates: name, shape, dtype, bytes
     reused: int                    # buffers Inductor reuses instead of allocating
+    peak_bytes: int = 0            # the most bytes of its own buffers alive at once (the inputs not counted)
     wrapper: str = field(repr=False, default="")
     kernels_read: dict = field(default_factory=dict)   # each generated kernel's configs, as Inductor built them
 
@@ -138,8 +139,16 @@ def read(wrapper: str, expr: str, shapes: dict, dtype: str, tgt, device: str, to
     body = wrapper[wrapper.index("def call(self, args):"):] if "def call(self, args):" in wrapper else wrapper
     steps: list[Step] = []
     buffers, reused, aten = [], 0, []
+    live: dict[str, int] = {}          # buffer name -> bytes of the allocation it holds (aliases hold 0)
+    current = peak = 0
     for line in body.splitlines():
         text = line.strip()
+        reuse = re.match(r"(\w+) = (\w+); del \2\s+# reuse", text)
+        if reuse:                      # the new name takes over the old allocation: nothing freed, nothing new
+            live[reuse.group(1)] = live.pop(reuse.group(2), 0)
+        elif text.startswith("del "):
+            for name in (n.strip() for n in text[4:].split(",")):
+                current -= live.pop(name, 0)
         if text.startswith("#"):
             found = _ATEN.search(text)
             aten = [a.strip() for a in found.group(1).split(",") if a.strip()] if found else aten
@@ -150,6 +159,9 @@ def read(wrapper: str, expr: str, shapes: dict, dtype: str, tgt, device: str, to
             size = getattr(dtypes.DTYPES.get(_short(alloc.group(4))), "bytes", 0)
             buffers.append({"name": alloc.group(1), "shape": shape, "dtype": alloc.group(4),
                             "bytes": math.prod(shape) * size})
+            live[alloc.group(1)] = math.prod(shape) * size
+            current += live[alloc.group(1)]
+            peak = max(peak, current)
             continue
         if "# reuse" in text:
             reused += 1
@@ -164,7 +176,7 @@ def read(wrapper: str, expr: str, shapes: dict, dtype: str, tgt, device: str, to
             steps.append(_triton_step(len(steps) + 1, name, kernels[name], aten, args))
         aten = []
     return Plan(expr=expr, shapes=shapes, dtype=dtype, target=tgt.name, device=device, torch_version=torch_version,
-                steps=steps, buffers=buffers, reused=reused, wrapper=wrapper)
+                steps=steps, buffers=buffers, reused=reused, peak_bytes=peak, wrapper=wrapper)
 
 
 def _triton_step(index: int, name: str, source: str, aten: list[str], args: list[str]) -> Step:
