@@ -29,6 +29,9 @@ def test_relu_of_a_matmul_is_a_library_gemm_then_one_fused_kernel():
     assert fused["signature"]["in_out_ptr0"] == "*fp16" and "@triton.jit" in fused["source"]
     # the add's output never reaches DRAM: written once and read once as separate kernels, 2 bytes an element
     assert fused["saved_bytes"] == 2 * 4096 * 4096 * 2 == plan["saved_bytes_modelled"]
+    # memory in use: the plan holds one 32 MiB buffer (the GEMM's output, reused in place for the result);
+    # eager PyTorch holds the GEMM's and the add's outputs at once, then the add's and the relu's
+    assert plan["peak_bytes"] == 4096 * 4096 * 2 and plan["eager_peak_bytes"] == 2 * 4096 * 4096 * 2
     jsonschema = pytest.importorskip("jsonschema")
     from playground.report import report
     jsonschema.Draft202012Validator(report.schema("fuse")).validate(plan)

@@ -45,10 +45,38 @@ def main(argv: list[str]) -> int:
             out.write_text(json.dumps({"error": f"Inductor failed: {type(e).__name__}: {str(e).splitlines()[0]}",
                                        "bad_input": False}))
             return 1
+        try:
+            eager_peak = eager_peak_bytes(fn, tensors)
+        except Exception:         # a graph make_fx cannot trace: the plan still stands
+            eager_peak = None
     wrapper = max(codes, key=len) if codes else ""          # the wrapper with its kernels; the rest are empty
     out.write_text(json.dumps({"wrapper": wrapper, "torch": torch.__version__,
-                               "kernels": kernel_configs(wrapper, out.parent)}, default=str))
+                               "kernels": kernel_configs(wrapper, out.parent), "eager_peak_bytes": eager_peak},
+                              default=str))
     return 0
+
+
+def eager_peak_bytes(fn, tensors) -> int:
+    """The most bytes of intermediates and outputs eager PyTorch holds at once: each ATen op of the traced
+    graph allocates its output, freed after its last use (the inputs not counted, as in the plan's figure)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    graph = make_fx(fn)(*tensors).graph
+    nodes = list(graph.nodes)
+    last_use = {}
+    for position, node in enumerate(nodes):
+        for used in node.all_input_nodes:
+            last_use[used] = position
+    live, current, peak = {}, 0, 0
+    for position, node in enumerate(nodes):
+        value = node.meta.get("val")
+        if node.op == "call_function" and hasattr(value, "untyped_storage"):
+            live[node] = value.numel() * value.element_size()
+            current += live[node]
+            peak = max(peak, current)
+        for used in node.all_input_nodes:
+            if last_use.get(used) == position and used in live and node.op != "output":
+                current -= live.pop(used)
+    return peak
 
 
 def kernel_configs(wrapper: str, folder: Path) -> dict:

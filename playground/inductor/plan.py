@@ -64,6 +64,7 @@ class Plan:
     buffers: list[dict]            # what `call` allocates: name, shape, dtype, bytes
     reused: int                    # buffers Inductor reuses instead of allocating
     peak_bytes: int = 0            # the most bytes of its own buffers alive at once (the inputs not counted)
+    eager_peak_bytes: int | None = None   # the same for eager PyTorch, from the traced ATen graph
     wrapper: str = field(repr=False, default="")
     kernels_read: dict = field(default_factory=dict)   # each generated kernel's configs, as Inductor built them
 
@@ -130,6 +131,7 @@ def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: s
     from ..core import devices
     made = read(answer["wrapper"], expr, shapes, dtype, tgt, devices.get(tgt.name).name, answer["torch"])
     made.kernels_read = answer.get("kernels", {})
+    made.eager_peak_bytes = answer.get("eager_peak_bytes")
     return made
 
 

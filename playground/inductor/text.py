@@ -29,8 +29,9 @@ def format_text(p: Plan, backend: str = "cuda", saved_as: str | None = None) -> 
     out += table(["#", "step", "kernel", "covers (ATen)", "elements", "saved (modelled)"], rows, align="rlllrr")
     total = sum(b["bytes"] for b in p.buffers)
     out += ["", f"buffers     {len(p.buffers)} allocated ({size(total)}), {p.reused} reused in place, at most "
-                f"{size(p.peak_bytes)} alive at once besides the inputs; memory in use is capacity pressure, "
-                f"not how busy the SMs are",
+                f"{size(p.peak_bytes)} alive at once besides the inputs"
+                + (f" (eager PyTorch: {size(p.eager_peak_bytes)})" if p.eager_peak_bytes is not None else "")
+                + "; memory in use is capacity pressure, not how busy the SMs are",
             "legend      fusion: one generated kernel covers several operations and keeps their intermediates on "
             "chip; 'saved' is the DRAM traffic those would have cost as separate kernels (modelled: written once, "
             "read once). Library steps are routines Inductor chose not to generate (a vendor GEMM)."]
