@@ -744,6 +744,9 @@ def _write_json(path, data) -> None:
 def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force):
     """What torch.compile launches for EXPR on the target: library calls and the Triton kernels it fuses.
 
+    EXPR is an expression over the tensors --shape names, or file.py:NAME, a function or an nn.Module
+    class (built with no arguments; its parameters keep their dtype) called with those tensors in order.
+
     Inductor plans for a CUDA device with the target's SM count and capability, on fake tensors, in its
     own process; no GPU is needed and nothing runs.
 
@@ -751,6 +754,7 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     playground fuse "torch.relu(a @ b + 1)" --shape a=4096x4096,b=4096x4096 --target sm_90
     playground fuse "F.gelu(F.layer_norm(x, x.shape[-1:]))" --shape x=8192x1024 --target sm_80
     playground fuse "torch.softmax(x, dim=-1)" --shape x=4096x4096 --show-kernel 1
+    playground fuse model.py:Block --shape x=4096x1024 --dtype fp32
     playground fuse "torch.relu(a @ b + 1)" -s a=4096x4096,b=4096x4096 --save plan.json
     playground compile plan.json#2 --show sass        # a generated kernel, in any command
     """

@@ -78,3 +78,17 @@ def test_a_saved_plan_opens_its_generated_kernel_in_every_command(tmp_path):
     assert listed.returncode == 0 and f"{len(kernels['configs'])} configs" in listed.stdout
     library = cli("compile", f"{plan_file}#1")
     assert library.returncode == 2 and "the plan's generated kernels are steps 2" in library.stderr
+
+
+def test_a_function_or_a_module_class_in_a_file():
+    model = ROOT / "tests" / "data" / "fuse_model.py"
+    done = fuse(f"{model}:gelu_mlp_tail", "--shape", "x=4096x1024,w=1024x1024", "--json")
+    assert done.returncode == 0, done.stderr
+    assert [s["name"] for s in json.loads(done.stdout)["steps"]] == ["extern_kernels.mm", "triton_poi_fused_gelu_mul_0"]
+    done = fuse(f"{model}:Block", "--shape", "x=4096x1024", "--dtype", "fp32", "--json")
+    assert done.returncode == 0, done.stderr
+    steps = json.loads(done.stdout)["steps"]
+    assert [s["kind"] for s in steps] == ["Triton persistent reduction", "library", "Triton pointwise"]
+    assert steps[2]["aten"] == ["aten.addmm", "aten.gelu"]      # the bias add fused with the GELU
+    missing = fuse(f"{model}:nothing", "--shape", "x=8x8")
+    assert missing.returncode == 2 and "expected a function or an nn.Module class" in missing.stderr

@@ -8,6 +8,7 @@ Inductor generated} or {"error": one line, "bad_input": bool} to `out`.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import warnings
 from pathlib import Path
@@ -25,14 +26,13 @@ def main(argv: list[str]) -> int:
     import torch._inductor.utils as inductor_utils
     from torch._subclasses.fake_tensor import FakeTensorMode
     names = list(settings["shapes"])
-    try:
-        dtype = getattr(torch, settings["torch_dtype"])
-        fn = eval(f"lambda {', '.join(names)}: {settings['expr']}",  # noqa: S307 (the user's own expression)
-                  {"torch": torch, "F": torch.nn.functional})
-    except SyntaxError as e:
-        out.write_text(json.dumps({"error": f"not a Python expression: {e.msg}", "bad_input": True}))
-        return 2
+    dtype = getattr(torch, settings["torch_dtype"])
     with FakeTensorMode(allow_non_fake_inputs=True):
+        try:
+            fn = user_function(settings["expr"], names, torch)
+        except _BadInput as e:
+            out.write_text(json.dumps({"error": str(e), "bad_input": True}))
+            return 2
         tensors = [torch.empty(*settings["shapes"][n], device="cuda", dtype=dtype) for n in names]
         try:
             fn(*tensors)           # eager first, on fake tensors: a wrong name or shape is the user's error
@@ -54,6 +54,57 @@ def main(argv: list[str]) -> int:
                                "kernels": kernel_configs(wrapper, out.parent), "eager_peak_bytes": eager_peak},
                               default=str))
     return 0
+
+
+class _BadInput(Exception):
+    """The user's expression or file is not usable: one line, exit 2."""
+
+
+FILE_REF = re.compile(r"^(?P<file>[^:\s]+\.py):(?P<name>\w+)$")
+
+
+def user_function(expr: str, names: list[str], torch):
+    """The function to plan: an expression over the named tensors, or `file.py:name` (a function, or an
+    nn.Module class, built here under the fake mode so that its parameters are fake CUDA tensors too)."""
+    ref = FILE_REF.match(expr.strip())
+    if not ref:
+        try:
+            return eval(f"lambda {', '.join(names)}: {expr}",  # noqa: S307 (the user's own expression)
+                        {"torch": torch, "F": torch.nn.functional})
+        except SyntaxError as e:
+            raise _BadInput(f"not a Python expression: {e.msg}") from None
+    import importlib.util
+    path = Path(ref.group("file")).resolve()
+    if not path.is_file():
+        raise _BadInput(f"no such file: {ref.group('file')}")
+    sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(f"playground_fuse_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:
+        raise _BadInput(f"{ref.group('file')}: cannot import: {type(e).__name__}: {e}") from None
+    obj = getattr(module, ref.group("name"), None)
+    if isinstance(obj, type) and issubclass(obj, torch.nn.Module):
+        try:
+            model = obj().eval()
+        except Exception as e:
+            raise _BadInput(f"{ref.group('name')}(): cannot build it with no arguments: {e}") from None
+        # its parameters and buffers as fake CUDA tensors of the same shapes (nothing is allocated)
+        def on_cuda(t):
+            return torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="cuda")
+        for sub in model.modules():
+            for key, param in list(sub._parameters.items()):
+                if param is not None:
+                    sub._parameters[key] = torch.nn.Parameter(on_cuda(param), requires_grad=False)
+            for key, buffer in list(sub._buffers.items()):
+                if buffer is not None:
+                    sub._buffers[key] = on_cuda(buffer)
+        return model
+    if callable(obj) and not isinstance(obj, torch.nn.Module):
+        return obj
+    raise _BadInput(f"{expr}: expected a function or an nn.Module class (a module instance holds real "
+                    f"CPU parameters; name its class)")
 
 
 def eager_peak_bytes(fn, tensors) -> int:
