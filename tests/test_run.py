@@ -220,3 +220,18 @@ def test_a_signal_to_the_main_process_stops_the_script(tmp_path, signum):
                                             f"every process it started")
     time.sleep(0.5)
     assert not [c for c in children if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
+
+
+def test_the_virtual_device_reports_a_kernels_thread_limit_as_the_driver_would():
+    """CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: registers are allocated per warp in units of 256 from the
+    65536 a block may have, warps rounded down to the 4 sub-partitions (cuda_occupancy.h's rules)."""
+    from playground.virtual.gpu import VirtualGPU
+    h100 = VirtualGPU("sm_90")
+    assert h100.max_threads_for(32) == 1024                # 64 warps fit: the block limit binds
+    assert h100.max_threads_for(255) == 256                # 8192 registers a warp: 8 warps
+    assert h100.max_threads_for(168) == 384                # 5376 a warp: 12 warps
+    assert (h100.capability, VirtualGPU("sm_80").capability, VirtualGPU("gfx942").capability) == \
+        ((9, 0), (8, 0), (9, 4))
+    assert h100.triton_properties()["multiprocessor_count"] == 132
+    with pytest.raises(KeyError, match="'mem_bus_width' is not provided by the virtual sm_90"):
+        h100.triton_properties()["mem_bus_width"]

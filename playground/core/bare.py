@@ -19,27 +19,11 @@ from .spec import AbstractTensor, KernelSpec, Tensor, unwrap
 _TENSOR = re.compile(r"^(\w+)\[([\d,\s]*)\](?:\+(\d+))?$")
 
 
-def split_args(text: str) -> list[str]:
-    """`x=fp32[4,4], n=3` -> ["x=fp32[4,4]", "n=3"]: commas inside brackets stay."""
-    items, depth, current = [], 0, ""
-    for ch in text:
-        depth += ch == "["
-        depth -= ch == "]"
-        if ch == "," and depth == 0:
-            items.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    if current.strip():
-        items.append(current.strip())
-    return [i for i in items if i]
-
-
 def parse(text: str) -> dict:
     """`--args` -> {name: ("tensor", dtype, shape, offset) | ("value", v)}, plus "grid"."""
-    from .params import parse_value
+    from .params import parse_value, split_top_level
     out = {}
-    for item in split_args(text):
+    for item in split_top_level(text):
         name, eq, value = (part.strip() for part in item.partition("="))
         if not eq or not name or not value:
             raise UserError(f"--args '{item}': expected NAME=VALUE, as in x=fp32[1024] or n=1024")

@@ -32,6 +32,20 @@ def split_items(text: str | Iterable[str] | None) -> list[str]:
     return [item.strip() for t in texts for item in (t or "").split(",") if item.strip()]
 
 
+def split_top_level(text: str) -> list[str]:
+    """`x=fp32[4,4], n=3` -> ["x=fp32[4,4]", "n=3"]: commas inside brackets or parentheses stay."""
+    items, depth, current = [], 0, ""
+    for ch in text:
+        depth += ch in "([{"
+        depth -= ch in ")]}"
+        if ch == "," and depth == 0:
+            items.append(current.strip())
+            current = ""
+        else:
+            current += ch
+    return [i for i in [*items, current.strip()] if i]
+
+
 def merge(into: dict, key: str, value, flag: str) -> None:
     """Set into[key] = value; the same key twice must agree."""
     if key in into and into[key] != value:

@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..core import dtypes, targets
+from ..core.params import split_top_level
 from ..errors import KernelFailure, UserError
 
 KINDS = {"pointwise": "Triton pointwise", "reduction": "Triton reduction",
@@ -170,7 +171,7 @@ def read(wrapper: str, expr: str, shapes: dict, dtype: str, tgt, device: str, to
         call = re.match(r"(extern_kernels\.\w+|\w+\.run)\((.*)\)$", text)
         if not call:
             continue
-        target_name, args = call.group(1), _split_args(call.group(2))
+        target_name, args = call.group(1), split_top_level(call.group(2))
         if target_name.startswith("extern_kernels."):
             steps.append(Step(len(steps) + 1, "library", target_name, aten, args))
         elif target_name[:-4] in kernels:
@@ -213,19 +214,6 @@ def _literal_after(source: str, key: str):
         return ast.literal_eval(chunk)
     except (ValueError, SyntaxError):
         return None
-
-
-def _split_args(text: str) -> list[str]:
-    items, depth, current = [], 0, ""
-    for ch in text:
-        depth += ch in "([{"
-        depth -= ch in ")]}"
-        if ch == "," and depth == 0:
-            items.append(current.strip())
-            current = ""
-        else:
-            current += ch
-    return [i for i in [*items, current.strip()] if i]
 
 
 def _short(torch_name: str) -> str:

@@ -61,10 +61,7 @@ class Recorder:
         self.host_clock += entered - self.last_return
         cache = jit.device_caches[0][0]
         before = len(cache)
-        record = {"index": len(self.launches), "kernel": jit.__name__,
-                  "file": str(Path(jit.fn.__code__.co_filename).resolve()), "site": _user_site(),
-                  "timed": self.timing_depth > 0, "host_start": self.host_clock,
-                  "options": {k: v for k, v in kwargs.items() if k not in jit.arg_names}, "own_seconds": 0.0}
+        record = self._record(jit, options={k: v for k, v in kwargs.items() if k not in jit.arg_names})
         self.current = record
         dispatch_start = time.perf_counter()
         try:
@@ -84,6 +81,12 @@ class Recorder:
         self.host_clock += dispatch
         self.last_return = time.perf_counter()
         return kernel
+
+    def _record(self, jit, **more) -> dict:
+        """A launch's record as it starts: what was launched, from where, and when on the host clock."""
+        return {"index": len(self.launches), "kernel": jit.__name__,
+                "file": str(Path(jit.fn.__code__.co_filename).resolve()), "site": _user_site(),
+                "timed": self.timing_depth > 0, "host_start": self.host_clock, "own_seconds": 0.0, **more}
 
     def own(self, seconds: float, what: str = "own_seconds"):
         """Time the virtual GPU spent on its own work (compiling, reading the binary): not the script's."""
@@ -117,10 +120,7 @@ class Recorder:
         entered = time.perf_counter()
         self.host_clock += entered - self.last_return
         jit = src.fn
-        record = {"index": len(self.launches), "kernel": jit.__name__,
-                  "file": str(Path(jit.fn.__code__.co_filename).resolve()), "site": _user_site(),
-                  "timed": self.timing_depth > 0, "host_start": self.host_clock, "options": {}, "own_seconds": 0.0,
-                  "new_compile": False, "direct": True}
+        record = self._record(jit, options={}, new_compile=False, direct=True)
         self.current = record
         dispatch_start = time.perf_counter()
         try:
