@@ -741,7 +741,7 @@ def _write_json(path, data) -> None:
               help="Print the Triton source Inductor generated for step N.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as one JSON object (with each kernel's source).")
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
-              help="Save the plan to FILE; open step N's kernel in any command as FILE#N.")
+              help="Save the plan to FILE as well; open step N's kernel in any command as FILE#N (fuse#N is the last plan).")
 @click.option("--force", is_flag=True, help="Overwrite a --save file that exists.")
 def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force):
     """What torch.compile launches for EXPR on the target: library calls and the Triton kernels it fuses.
@@ -757,8 +757,9 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     playground fuse "F.gelu(F.layer_norm(x, x.shape[-1:]))" --shape x=8192x1024 --target sm_80
     playground fuse "torch.softmax(x, dim=-1)" --shape x=4096x4096 --show-kernel 1
     playground fuse model.py:Block --shape x=4096x1024 --dtype fp32
+    playground compile fuse#2 --show sass             # step 2 of the last plan, in any command
     playground fuse "torch.relu(a @ b + 1)" -s a=4096x4096,b=4096x4096 --save plan.json
-    playground compile plan.json#2 --show sass        # a generated kernel, in any command
+    playground occupancy plan.json#2                  # a saved plan stays; fuse#N is replaced
     """
     from playground.errors import UserError
     from playground.inductor import plan as inductor_plan
@@ -777,9 +778,12 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     data = p.as_dict()
     for step, full in zip(data["steps"], p.steps):
         step["source"] = full.source
+    from playground.inductor import reopen
+    saved = {"format": reopen.FORMAT, **data}
+    reopen.last_plan_path().parent.mkdir(parents=True, exist_ok=True)
+    _write_json(reopen.last_plan_path(), saved)          # fuse#N opens it until the next plan
     if save_path:
-        from playground.inductor.reopen import FORMAT
-        _write_json(save_path, {"format": FORMAT, **data})
+        _write_json(save_path, saved)
     if as_json:
         click.echo(report.to_json(data))
         return

@@ -12,8 +12,8 @@ pytest.importorskip("torch")
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def fuse(*args):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def fuse(*args, env=None):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.run([sys.executable, str(ROOT / "cli.py"), "fuse", *map(str, args)], capture_output=True,
                           text=True, env=env, cwd=ROOT)
 
@@ -54,18 +54,22 @@ def test_bad_expressions_are_one_line_and_exit_2(expr, message):
 
 def test_a_saved_plan_opens_its_generated_kernel_in_every_command(tmp_path):
     plan_file = tmp_path / "plan.json"
-    done = fuse("torch.relu(a @ b + 1)", "--shape", "a=4096x4096,b=4096x4096", "--target", "sm_80",
-                "--save", plan_file)
-    assert done.returncode == 0, done.stderr
-    assert f"open a generated kernel in any command as {plan_file}#N" in done.stdout
-    kernels = json.loads(plan_file.read_text())["kernels"]["triton_poi_fused_add_relu_0"]
-    assert kernels["grid_type"] == "Grid1D" and kernels["configs"][0]["XBLOCK"] >= 256
-
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    cache = {"TRITON_CACHE_DIR": str(tmp_path / "cache")}      # fuse#N is the last plan in this cache
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **cache}
 
     def cli(*args):
         return subprocess.run([sys.executable, str(ROOT / "cli.py"), *map(str, args)], capture_output=True,
                               text=True, env=env, cwd=ROOT)
+    none_yet = cli("compile", "fuse#2")
+    assert none_yet.returncode == 2 and "fuse#2: no plan yet; run playground fuse EXPR first" in none_yet.stderr
+    done = fuse("torch.relu(a @ b + 1)", "--shape", "a=4096x4096,b=4096x4096", "--target", "sm_80",
+                "--save", plan_file, env=cache)
+    assert done.returncode == 0, done.stderr
+    assert f"open a generated kernel in any command as fuse#N (this plan, until the next one) or {plan_file}#N, " \
+           "e.g. playground compile fuse#2 --show sass" in done.stdout
+    kernels = json.loads(plan_file.read_text())["kernels"]["triton_poi_fused_add_relu_0"]
+    assert kernels["grid_type"] == "Grid1D" and kernels["configs"][0]["XBLOCK"] >= 256
+
     shown = cli("compile", f"{plan_file}#2", "--json")
     assert shown.returncode == 0, shown.stderr
     compiled = json.loads(shown.stdout)
@@ -78,6 +82,10 @@ def test_a_saved_plan_opens_its_generated_kernel_in_every_command(tmp_path):
     assert listed.returncode == 0 and f"{len(kernels['configs'])} configs" in listed.stdout
     library = cli("compile", f"{plan_file}#1")
     assert library.returncode == 2 and "the plan's generated kernels are steps 2" in library.stderr
+    # fuse#2, the last plan, is the same kernel: the same binary as the saved plan's step 2
+    last = json.loads(cli("compile", "fuse#2", "--json").stdout)
+    assert last["hash"] == compiled["hash"] and last["target"] == "sm_80"
+    assert cli("compile", "fuse#1").returncode == 2
 
 
 def test_a_function_or_a_module_class_in_a_file():

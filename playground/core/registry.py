@@ -21,12 +21,13 @@ def kernel_names() -> list[str]:
 
 def load(ref: str, target: str | None = None, args: str | None = None) -> KernelSpec:
     """A kernel by name (`gemm`), by file (`./mine.py`, `./mine.py:my_kernel`), or a launch captured by
-    `playground run --trace T.json` (`T.json#2`: variant 2; virtual/launches.py).
+    `playground run --trace T.json` (`T.json#2`: variant 2; virtual/launches.py), or a kernel of an Inductor
+    plan (`PLAN.json#2` saved by `playground fuse --save`, `fuse#2` the last plan; inductor/reopen.py).
 
     `target`: the virtual GPU a user's file is read on when it cannot be imported as it is (below).
     `args`: for a bare kernel (`file.py:kernel`, no spec), its arguments (core/bare.py).
     """
-    if isinstance(ref, str) and ref.partition("#")[0].endswith(".json"):
+    if _saved_ref(ref):
         from ..inductor import reopen
         if reopen.is_plan(ref):
             return reopen.spec_from_plan(ref)
@@ -56,13 +57,18 @@ def ref(spec: KernelSpec) -> str:
 
 def trace_target(ref) -> str | None:
     """The target a trace reference (`T.json#N`) was captured on; None for any other kernel reference."""
-    if not isinstance(ref, str) or not ref.partition("#")[0].endswith(".json"):
+    if not _saved_ref(ref):
         return None
     from ..inductor import reopen
     if reopen.is_plan(ref):
         return reopen.plan_target(ref)
     from ..virtual import launches
     return launches.variant_source(ref)["target"]
+
+
+def _saved_ref(ref) -> bool:
+    """A trace or plan file (`T.json#N`), or the last plan (`fuse#N`)."""
+    return isinstance(ref, str) and (ref.partition("#")[0].endswith(".json") or ref.partition("#")[0] == "fuse")
 
 
 def load_all() -> list[KernelSpec]:

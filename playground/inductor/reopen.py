@@ -17,9 +17,29 @@ from ..core.spec import AbstractTensor, KernelSpec, Tensor, cdiv
 from ..errors import UserError
 
 FORMAT = "playground-fuse/1"
+LAST = "fuse"          # `fuse#N`: step N of the last plan `playground fuse` made (kept in Triton's cache dir)
+
+
+def last_plan_path() -> Path:
+    """Where `playground fuse` keeps its last plan; inside Triton's cache directory, with every other cache."""
+    from triton import knobs
+    return Path(knobs.cache.dir) / "playground-fuse" / "last.json"
+
+
+def resolve(ref: str) -> str:
+    """`fuse#N` as the last plan's file; any other reference as it is."""
+    name, hash_, number = ref.partition("#")
+    if name != LAST:
+        return ref
+    path = last_plan_path()
+    if not path.is_file():
+        raise UserError(f"{ref}: no plan yet; run playground fuse EXPR first (or open a saved plan as FILE#N)")
+    return f"{path}{hash_}{number}"
 
 
 def is_plan(ref: str) -> bool:
+    if ref.partition("#")[0] == LAST:
+        return True
     path = ref.partition("#")[0]
     if not path.endswith(".json") or not Path(path).is_file():
         return False
@@ -30,7 +50,7 @@ def is_plan(ref: str) -> bool:
 
 
 def _step(ref: str) -> tuple[dict, dict]:
-    path, _, number = ref.partition("#")
+    path, _, number = resolve(ref).partition("#")
     plan = json.loads(Path(path).read_text())
     kernels = {s["index"]: s for s in plan["steps"] if s["kind"] != "library"}
     try:
@@ -47,7 +67,7 @@ def plan_target(ref: str) -> str:
 
 def spec_from_plan(ref: str) -> KernelSpec:
     plan, step = _step(ref)
-    path = Path(ref.partition("#")[0]).resolve()
+    path = Path(resolve(ref).partition("#")[0]).resolve()
     module_file = _source_file(path, step)
     jit = _jit_function(step["name"], step["source"], module_file)
     configs = plan.get("kernels", {}).get(step["name"], {}).get("configs") or []

@@ -35,9 +35,8 @@ def format_text(p: Plan, backend: str = "cuda", saved_as: str | None = None) -> 
             "legend      fusion: one generated kernel covers several operations and keeps their intermediates on "
             "chip; 'saved' is the DRAM traffic those would have cost as separate kernels (modelled: written once, "
             "read once). Library steps are routines Inductor chose not to generate (a vendor GEMM)."]
-    if p.kernels and saved_as:
-        out.append(f"open a generated kernel in any command as {saved_as}#N, e.g. playground compile "
-                   f"{saved_as}#{p.kernels[0].index} --show sass")
-    elif p.kernels:
-        out.append("each generated kernel's code: --show-kernel N; --save FILE, then FILE#N opens it in any command")
+    if p.kernels:
+        first = p.kernels[0].index
+        out.append("open a generated kernel in any command as fuse#N (this plan, until the next one)"
+                   + (f" or {saved_as}#N" if saved_as else "") + f", e.g. playground compile fuse#{first} --show sass; its code: --show-kernel N")
     return "\n".join(out)
