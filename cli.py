@@ -736,7 +736,9 @@ def _write_json(path, data) -> None:
 @click.option("--shape", "-s", "shapes", multiple=True, metavar="NAME=AxB,...",
               help="Each tensor the expression names, and its shape: a=4096x4096,b=4096x4096.")
 @click.option("--dtype", default="fp16", show_default=True, help="The tensors' element type.")
-@click.option("--target", "-t", default=None, help=f"The GPU Inductor plans for (CUDA targets; default {DEFAULT}).")
+@click.option("--target", "-t", default=None, metavar="T[,T...]",
+              help=f"The GPU Inductor plans for (CUDA targets; default {DEFAULT}); several: the plans side by side, "
+                   "and where they differ.")
 @click.option("--show-kernel", "show_kernel", type=int, default=None, metavar="N",
               help="Print the Triton source Inductor generated for step N.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as one JSON object (with each kernel's source).")
@@ -756,6 +758,7 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     playground fuse "torch.relu(a @ b + 1)" --shape a=4096x4096,b=4096x4096 --target sm_90
     playground fuse "F.gelu(F.layer_norm(x, x.shape[-1:]))" --shape x=8192x1024 --target sm_80
     playground fuse "torch.softmax(x, dim=-1)" --shape x=4096x4096 --show-kernel 1
+    playground fuse "x.sum(dim=-1)" --shape x=240x65536 --dtype fp32 --target sm_80,sm_90
     playground fuse model.py:Block --shape x=4096x1024 --dtype fp32
     playground compile fuse#2 --show sass             # step 2 of the last plan, in any command
     playground fuse "torch.relu(a @ b + 1)" -s a=4096x4096,b=4096x4096 --save plan.json
@@ -765,7 +768,17 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     from playground.inductor import plan as inductor_plan
     from playground.inductor import text as plan_text
     _refuse_overwrite(save_path, force)
-    tgt = targets.resolve(target or DEFAULT)
+    names = [targets.resolve(t.strip()).name for t in (target or DEFAULT).split(",") if t.strip()]
+    if len(names) > 1:
+        if show_kernel is not None or save_path:
+            raise UserError("--show-kernel and --save take one --target")
+        from playground.inductor import compare
+        plans = blocking(f"Inductor planning for {', '.join(names)}", None, lambda: inductor_plan.plan_many(
+            expr, inductor_plan.parse_shapes(shapes), dtype, names))
+        comparison = compare.compare(plans)
+        click.echo(report.to_json(comparison.as_dict()) if as_json else plan_text.format_comparison(comparison))
+        return
+    tgt = targets.resolve(names[0])
     p = blocking("Inductor planning", None, lambda: inductor_plan.plan(
         expr, inductor_plan.parse_shapes(shapes), dtype, tgt.name))
     if show_kernel is not None:

@@ -100,3 +100,22 @@ def test_a_function_or_a_module_class_in_a_file():
     assert steps[2]["aten"] == ["aten.addmm", "aten.gelu"]      # the bias add fused with the GELU
     missing = fuse(f"{model}:nothing", "--shape", "x=8x8")
     assert missing.returncode == 2 and "expected a function or an nn.Module class" in missing.stderr
+
+
+def test_the_same_line_planned_for_two_targets_differs_where_inductor_reads_the_device():
+    # 240 row sums of 65536: an A100's 108 SMs count 240 outputs as enough parallelism (at least 2 per SM),
+    # an H100's 132 do not, so Inductor splits each row in four and adds a second kernel to finish
+    done = fuse("x.sum(dim=-1)", "--shape", "x=240x65536", "--dtype", "fp32", "--target", "sm_80,sm_90", "--json")
+    assert done.returncode == 0, done.stderr
+    both = json.loads(done.stdout)
+    assert both["targets"] == ["sm_80", "sm_90"]
+    a100, h100 = ([(s["name"], s["numels"]) for s in p["steps"]] for p in both["plans"])
+    assert a100 == [("triton_red_fused_sum_0", [240, 65536])]
+    assert h100 == [("triton_red_fused_sum_0", [960, 16384]), ("triton_per_fused_sum_1", [240, 4])]
+    assert both["differences"][:2] == ["launches: sm_80 1, sm_90 2", "step 1 loop sizes: sm_80 240x65536; sm_90 960x16384"]
+    assert [s["differs"] for s in both["steps"]] == [True, True] and both["steps"][1]["by_target"]["sm_80"] is None
+    jsonschema = pytest.importorskip("jsonschema")
+    from playground.report import report
+    jsonschema.Draft202012Validator(report.schema("fuse")).validate(both)
+    refused = fuse("x.sum()", "--shape", "x=8x8", "--target", "sm_80,sm_90", "--show-kernel", "1")
+    assert refused.returncode == 2 and "--show-kernel and --save take one --target" in refused.stderr

@@ -136,6 +136,13 @@ def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: s
     return made
 
 
+def plan_many(expr: str, shapes: dict[str, list[int]], dtype: str, target_names: list[str]) -> list[Plan]:
+    """One plan per target, each in its own process, side by side (a plan is mostly one core's work)."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(max_workers=max(1, min(len(target_names), os.cpu_count() or 1))) as pool:
+        return list(pool.map(lambda name: plan(expr, shapes, dtype, name), target_names))
+
+
 def read(wrapper: str, expr: str, shapes: dict, dtype: str, tgt, device: str, torch_version: str) -> Plan:
     """The wrapper's `call`, as steps in launch order."""
     kernels = {m.group(1): m.group(3) for m in KERNEL_DEF.finditer(wrapper)}

@@ -40,3 +40,31 @@ def format_text(p: Plan, backend: str = "cuda", saved_as: str | None = None) -> 
         out.append("open a generated kernel in any command as fuse#N (this plan, until the next one)"
                    + (f" or {saved_as}#N" if saved_as else "") + f", e.g. playground compile fuse#{first} --show sass; its code: --show-kernel N")
     return "\n".join(out)
+
+
+def format_comparison(c) -> str:
+    """Plans for several targets: one row per launch, a column per target, then what differs and why."""
+    from .compare import device_line
+    first = c.plans[0]
+    shapes = ", ".join(f"{n}={'x'.join(map(str, d))}" for n, d in first.shapes.items())
+    out = [f"{first.expr}  ({shapes}, {first.dtype}) as torch {first.torch_version}'s Inductor plans it for "
+           + ", ".join(p.target for p in c.plans), ""]
+    head = ["#"] + [p.target for p in c.plans] + [""]
+    rows = []
+    for step in c.steps:
+        cells = []
+        for p in c.plans:
+            d = step["by_target"][p.target]
+            cells.append("-" if d is None else f"{d['name']} {d['elements']}"
+                         + (f" {d['config']}" if d["config"] != "-" else ""))
+        rows.append([str(step["index"]), *cells, "differs" if step["differs"] else "same"])
+    out += table(head, rows, align="r")
+    out += ["", "devices     " + "; ".join(device_line(p.target) for p in c.plans)]
+    if c.differences:
+        out += ["differences " + c.differences[0]] + ["            " + d for d in c.differences[1:]]
+    else:
+        out.append("differences none: every step, loop size and config is the same on these targets")
+    out.append("legend      Inductor reads the device: its SM count decides whether a reduction with few outputs is "
+               "split into two kernels and how far; its capability picks some configs and which GEMM templates "
+               "apply. Each plan is Inductor's own for its target; nothing here is modelled.")
+    return "\n".join(out)
