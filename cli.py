@@ -745,7 +745,12 @@ def _write_json(path, data) -> None:
 @click.option("--save", "save_path", type=click.Path(dir_okay=False), default=None,
               help="Save the plan to FILE as well; open step N's kernel in any command as FILE#N (fuse#N is the last plan).")
 @click.option("--force", is_flag=True, help="Overwrite a --save file that exists.")
-def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force):
+@click.option("--run", "run_check", is_flag=True,
+              help="Run the plan on the CPU (generated kernels in Triton's interpreter, at small shapes) and check "
+                   "it against eager PyTorch; exit 1 if it differs.")
+@click.option("--run-shape", "run_shape", multiple=True, metavar="NAME=AxB,...",
+              help="The shapes --run uses (default: --shape's when they are small, else each dimension over 64 made 64).")
+def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force, run_check, run_shape):
     """What torch.compile launches for EXPR on the target: library calls and the Triton kernels it fuses.
 
     EXPR is an expression over the tensors --shape names, or file.py:NAME, a function or an nn.Module
@@ -759,6 +764,7 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     playground fuse "F.gelu(F.layer_norm(x, x.shape[-1:]))" --shape x=8192x1024 --target sm_80
     playground fuse "torch.softmax(x, dim=-1)" --shape x=4096x4096 --show-kernel 1
     playground fuse "x.sum(dim=-1)" --shape x=240x65536 --dtype fp32 --target sm_80,sm_90
+    playground fuse "torch.relu(a @ b + 1)" -s a=4096x4096,b=4096x4096 --run   # checked against eager
     playground fuse model.py:Block --shape x=4096x1024 --dtype fp32
     playground compile fuse#2 --show sass             # step 2 of the last plan, in any command
     playground fuse "torch.relu(a @ b + 1)" -s a=4096x4096,b=4096x4096 --save plan.json
@@ -770,8 +776,8 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     _refuse_overwrite(save_path, force)
     names = [targets.resolve(t.strip()).name for t in (target or DEFAULT).split(",") if t.strip()]
     if len(names) > 1:
-        if show_kernel is not None or save_path:
-            raise UserError("--show-kernel and --save take one --target")
+        if show_kernel is not None or save_path or run_check:
+            raise UserError("--show-kernel, --save and --run take one --target")
         from playground.inductor import compare
         plans = blocking(f"Inductor planning for {', '.join(names)}", None, lambda: inductor_plan.plan_many(
             expr, inductor_plan.parse_shapes(shapes), dtype, names))
@@ -779,8 +785,8 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
         click.echo(report.to_json(comparison.as_dict()) if as_json else plan_text.format_comparison(comparison))
         return
     tgt = targets.resolve(names[0])
-    p = blocking("Inductor planning", None, lambda: inductor_plan.plan(
-        expr, inductor_plan.parse_shapes(shapes), dtype, tgt.name))
+    p, checked = blocking("Inductor planning" + (", and running the plan in Triton's interpreter" if run_check else ""),
+                          None, lambda: _plan_and_check(expr, shapes, dtype, tgt.name, run_check, run_shape))
     if show_kernel is not None:
         steps = {s.index: s for s in p.kernels}
         if show_kernel not in steps:
@@ -791,6 +797,8 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     data = p.as_dict()
     for step, full in zip(data["steps"], p.steps):
         step["source"] = full.source
+    if checked:
+        data["run"] = checked.as_dict()
     from playground.inductor import reopen
     saved = {"format": reopen.FORMAT, **data}
     reopen.last_plan_path().parent.mkdir(parents=True, exist_ok=True)
@@ -799,8 +807,29 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
         _write_json(save_path, saved)
     if as_json:
         click.echo(report.to_json(data))
-        return
-    click.echo(plan_text.format_text(p, tgt.backend, save_path))
+    else:
+        click.echo(plan_text.format_text(p, tgt.backend, save_path))
+        if checked:
+            click.echo("\n".join(plan_text.format_check(checked)))
+    if checked and not checked.ok:
+        from playground.errors import KernelFailure
+        raise KernelFailure("fuse --run: the plan's outputs differ from eager PyTorch's")
+
+
+def _plan_and_check(expr, shapes, dtype, target, run_check, run_shape):
+    """The plan, and with --run its check at small shapes: two Inductor processes, side by side."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from playground.inductor import check as plan_check
+    from playground.inductor import plan as inductor_plan
+    parsed = inductor_plan.parse_shapes(shapes)
+    if not run_check:
+        return inductor_plan.plan(expr, parsed, dtype, target), None
+    to_run = inductor_plan.parse_shapes(run_shape) if run_shape else None
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        planned = pool.submit(inductor_plan.plan, expr, parsed, dtype, target)
+        checked = pool.submit(plan_check.run, expr, parsed, dtype, target, to_run)
+        return planned.result(), checked.result()
 
 
 @main.command("check")

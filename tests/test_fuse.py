@@ -118,4 +118,40 @@ def test_the_same_line_planned_for_two_targets_differs_where_inductor_reads_the_
     from playground.report import report
     jsonschema.Draft202012Validator(report.schema("fuse")).validate(both)
     refused = fuse("x.sum()", "--shape", "x=8x8", "--target", "sm_80,sm_90", "--show-kernel", "1")
-    assert refused.returncode == 2 and "--show-kernel and --save take one --target" in refused.stderr
+    assert refused.returncode == 2 and "--show-kernel, --save and --run take one --target" in refused.stderr
+
+
+def test_run_executes_the_plan_in_the_interpreter_and_checks_it_against_eager():
+    done = fuse("torch.relu(a @ b + 1)", "--shape", "a=4096x4096,b=4096x4096", "--run", "--json")
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    run = plan["run"]
+    # Inductor's plan at 64x64 (scaled down), the GEMM on the CPU, the fused kernel interpreted once per config
+    assert run["shapes"] == {"a": [64, 64], "b": [64, 64]} and run["chosen"] == "scaled"
+    assert run["library_calls"] == ["extern_kernels.mm"] and list(run["kernels"]) == ["triton_poi_fused_add_relu_0"]
+    assert len(run["runs"]) == run["kernels"]["triton_poi_fused_add_relu_0"] >= 1
+    out = run["runs"][0]["outputs"][0]
+    assert out["ok"] and out["shape"] == [64, 64] and out["dtype"] == "fp16" and out["total"] == 4096
+    assert 0 < out["max_abs"] < 0.05 and run["ok"]
+    jsonschema = pytest.importorskip("jsonschema")
+    from playground.report import report
+    jsonschema.Draft202012Validator(report.schema("fuse")).validate(plan)
+
+
+def test_run_catches_a_wrong_kernel():
+    # relu's zero made a one: max(1, x + 1) is wrong wherever x + 1 < 1
+    broken = {"PLAYGROUND_FUSE_MUTATE": "tl.full([1], 0, tl.int32)=>tl.full([1], 1, tl.int32)"}
+    done = fuse("torch.relu(a @ b + 1)", "--shape", "a=32x32,b=32x32", "--run", env=broken)
+    assert done.returncode == 1 and done.stderr.strip() == "error: fuse --run: the plan's outputs differ from eager PyTorch's"
+    assert "output 0 32x32 fp16 against eager PyTorch in fp64" in done.stdout and "WRONG" in done.stdout
+
+
+def test_run_handles_libdevice_and_a_module_at_the_shapes_given():
+    # the GELU's erf is a libdevice call, which Triton's interpreter cannot make itself (libdevice_shim.py)
+    model = ROOT / "tests" / "data" / "fuse_model.py"
+    done = fuse(f"{model}:Block", "--shape", "x=4096x1024", "--dtype", "fp32", "--run", "--run-shape", "x=16x1024")
+    assert done.returncode == 0, done.stderr
+    assert "at x=16x1024 (--run-shape)" in done.stdout and "triton_poi_fused_addmm_gelu_1" in done.stdout
+    assert done.stdout.count(": correct") >= 1 and "WRONG" not in done.stdout
+    scaled = fuse(f"{model}:Block", "--shape", "x=4096x1024", "--dtype", "fp32", "--run")
+    assert scaled.returncode == 2 and "give others with --run-shape" in scaled.stderr

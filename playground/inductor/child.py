@@ -2,8 +2,10 @@
 
     python -m playground.inductor.child SETTINGS.json
 
-SETTINGS: {"expr", "shapes": {name: [dims]}, "dtype", "target", "out"}. Writes {"wrapper": the code
-Inductor generated} or {"error": one line, "bad_input": bool} to `out`.
+SETTINGS: {"expr", "shapes": {name: [dims]}, "torch_dtype", "target", "out"}, and for `fuse --run`
+{"run": true, "dtype", "seed"}. Writes {"wrapper": the code Inductor generated, "kernels": their configs}
+(with "run": {"check": execute.check's answer} instead of the configs) or {"error": one line,
+"bad_input": bool} to `out`.
 """
 from __future__ import annotations
 
@@ -27,6 +29,23 @@ def main(argv: list[str]) -> int:
     from torch._subclasses.fake_tensor import FakeTensorMode
     names = list(settings["shapes"])
     dtype = getattr(torch, settings["torch_dtype"])
+    running = settings.get("run", False)
+    real_fn = real_tensors = None
+    if running:                   # the real function and inputs, on the CPU, made before any fake
+        torch.manual_seed(settings.get("seed", 0))
+        try:
+            real_fn = user_function(settings["expr"], names, torch, fake_cuda=False)
+        except _BadInput as e:
+            out.write_text(json.dumps({"error": str(e), "bad_input": True}))
+            return 2
+        real_tensors = [_random(torch, settings["shapes"][n], dtype) for n in names]
+    graphs = []
+
+    def inductor(gm, example_inputs):   # torch.compile's own backend, the graph kept to match its inputs
+        from torch._inductor.compile_fx import compile_fx
+        graphs.append(gm)
+        return compile_fx(gm, example_inputs)
+
     with FakeTensorMode(allow_non_fake_inputs=True):
         try:
             fn = user_function(settings["expr"], names, torch)
@@ -40,20 +59,39 @@ def main(argv: list[str]) -> int:
             out.write_text(json.dumps({"error": f"{type(e).__name__}: {str(e).splitlines()[0]}", "bad_input": True}))
             return 2
         try:
-            codes = inductor_utils.get_code(torch.compile(fn), *tensors)
+            codes = inductor_utils.get_code(torch.compile(fn, backend=inductor if running else "inductor"), *tensors)
         except Exception as e:
             out.write_text(json.dumps({"error": f"Inductor failed: {type(e).__name__}: {str(e).splitlines()[0]}",
                                        "bad_input": False}))
             return 1
         try:
-            eager_peak = eager_peak_bytes(fn, tensors)
+            eager_peak = None if running else eager_peak_bytes(fn, tensors)
         except Exception:         # a graph make_fx cannot trace: the plan still stands
             eager_peak = None
     wrapper = max(codes, key=len) if codes else ""          # the wrapper with its kernels; the rest are empty
-    out.write_text(json.dumps({"wrapper": wrapper, "torch": torch.__version__,
-                               "kernels": kernel_configs(wrapper, out.parent), "eager_peak_bytes": eager_peak},
-                              default=str))
+    answer = {"wrapper": wrapper, "torch": torch.__version__, "eager_peak_bytes": eager_peak}
+    if running:
+        from . import execute
+        try:
+            answer["check"] = execute.check(wrapper, execute.placeholder_sources(graphs), real_fn, real_tensors,
+                                            settings.get("dtype", "fp32"))
+        except Exception as e:
+            out.write_text(json.dumps({"error": f"running the plan failed: {type(e).__name__}: "
+                                                f"{(str(e).strip().splitlines() or [''])[0]}", "bad_input": False}))
+            return 1
+    else:
+        answer["kernels"] = kernel_configs(wrapper, out.parent)
+    out.write_text(json.dumps(answer, default=str))
     return 0
+
+
+def _random(torch, shape, dtype):
+    """Inputs as a check makes them: N(0, 1) for floating types, small integers otherwise."""
+    if dtype.is_floating_point:
+        return torch.randn(*shape, dtype=torch.float32).to(dtype)
+    if dtype == torch.bool:
+        return torch.rand(*shape) > 0.5
+    return torch.randint(-8, 8, tuple(shape), dtype=dtype)
 
 
 class _BadInput(Exception):
@@ -63,9 +101,10 @@ class _BadInput(Exception):
 FILE_REF = re.compile(r"^(?P<file>[^:\s]+\.py):(?P<name>\w+)$")
 
 
-def user_function(expr: str, names: list[str], torch):
+def user_function(expr: str, names: list[str], torch, fake_cuda: bool = True):
     """The function to plan: an expression over the named tensors, or `file.py:name` (a function, or an
-    nn.Module class, built here under the fake mode so that its parameters are fake CUDA tensors too)."""
+    nn.Module class, built here under the fake mode so that its parameters are fake CUDA tensors too;
+    with fake_cuda=False, built as it is, on the CPU, for running)."""
     ref = FILE_REF.match(expr.strip())
     if not ref:
         try:
@@ -90,6 +129,8 @@ def user_function(expr: str, names: list[str], torch):
             model = obj().eval()
         except Exception as e:
             raise _BadInput(f"{ref.group('name')}(): cannot build it with no arguments: {e}") from None
+        if not fake_cuda:
+            return model
         # its parameters and buffers as fake CUDA tensors of the same shapes (nothing is allocated)
         def on_cuda(t):
             return torch.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="cuda")

@@ -107,16 +107,24 @@ def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: s
     tgt = targets.resolve(target)
     if not tgt.is_nvidia:
         raise UserError(f"--target {tgt.name}: fuse plans for CUDA targets for now (ROCm is not stood in yet)")
-    torch_dtype = dtypes.get(dtype).torch
+    answer = ask_child({"expr": expr, "shapes": shapes, "torch_dtype": dtypes.get(dtype).torch, "target": tgt.name})
+    from ..core import devices
+    made = read(answer["wrapper"], expr, shapes, dtype, tgt, devices.get(tgt.name).name, answer["torch"])
+    made.kernels_read = answer.get("kernels", {})
+    made.eager_peak_bytes = answer.get("eager_peak_bytes")
+    return made
+
+
+def ask_child(settings: dict) -> dict:
+    """Run Inductor in its own process (child.py) with these settings; its answer, or one clear error."""
     with tempfile.TemporaryDirectory(prefix="playground-fuse-") as tmp:
-        settings, out = Path(tmp) / "settings.json", Path(tmp) / "plan.json"
-        settings.write_text(json.dumps({"expr": expr, "shapes": shapes, "torch_dtype": torch_dtype,
-                                        "target": tgt.name, "out": str(out)}))
+        settings_file, out = Path(tmp) / "settings.json", Path(tmp) / "answer.json"
+        settings_file.write_text(json.dumps({**settings, "out": str(out)}))
         root = str(Path(__file__).resolve().parents[2])
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
                "TORCHINDUCTOR_CACHE_DIR": str(Path(tmp) / "inductor")}
         env.pop("TRITON_INTERPRET", None)
-        child = subprocess.Popen([sys.executable, "-m", "playground.inductor.child", str(settings)], env=env,
+        child = subprocess.Popen([sys.executable, "-m", "playground.inductor.child", str(settings_file)], env=env,
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         try:
             _, err = child.communicate()
@@ -129,11 +137,7 @@ def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: s
         answer = json.loads(out.read_text())
     if "error" in answer:
         raise (UserError if answer["bad_input"] else KernelFailure)(f"fuse: {answer['error']}")
-    from ..core import devices
-    made = read(answer["wrapper"], expr, shapes, dtype, tgt, devices.get(tgt.name).name, answer["torch"])
-    made.kernels_read = answer.get("kernels", {})
-    made.eager_peak_bytes = answer.get("eager_peak_bytes")
-    return made
+    return answer
 
 
 def plan_many(expr: str, shapes: dict[str, list[int]], dtype: str, target_names: list[str]) -> list[Plan]:

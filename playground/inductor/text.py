@@ -68,3 +68,24 @@ def format_comparison(c) -> str:
                "split into two kernels and how far; its capability picks some configs and which GEMM templates "
                "apply. Each plan is Inductor's own for its target; nothing here is modelled.")
     return "\n".join(out)
+
+
+def format_check(c) -> list[str]:
+    """`fuse --run`: what ran, where, and each output against eager PyTorch."""
+    shapes = ", ".join(f"{n}={'x'.join(map(str, d))}" for n, d in c.shapes.items())
+    kernels = ", ".join(f"{name} ({n} config{'s' if n != 1 else ''})" for name, n in c.kernels.items()) or "none"
+    out = [f"run         Inductor's plan for {c.target} at {shapes}"
+           + {"scaled": " (scaled down for Triton's interpreter; --run-shape picks others)",
+              "given": " (--run-shape)"}.get(c.chosen, "")
+           + f", executed on the CPU: generated kernels in Triton's interpreter, {kernels}; library calls "
+             f"({', '.join(c.library_calls) or 'none'}) in PyTorch. Each config ran."]
+    for r in c.runs:
+        for o in r["outputs"]:
+            where = f"config {r['config_index'] + 1}: " if len(c.runs) > 1 else ""
+            error = "-" if o["max_abs"] is None else f"{o['max_abs']:.3g}"
+            verdict = "correct" if o["ok"] else "WRONG: " + "; ".join(o["problems"])
+            shape = "x".join(map(str, o["shape"])) or "scalar"
+            out.append(f"            {where}{o['name']} {shape} {o['dtype']} against eager "
+                       f"PyTorch in fp64: max |error| {error}, {o['mismatches']} of {o['total']} outside "
+                       f"atol={o['atol']:.3g} rtol={o['rtol']:.3g}: {verdict}")
+    return out

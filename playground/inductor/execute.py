@@ -1,0 +1,119 @@
+"""Run Inductor's plan for real, on the CPU: its generated kernels in Triton's interpreter, its library
+calls through PyTorch, and check what it returns against eager PyTorch (child side of `fuse --run`).
+
+The plan is the one Inductor writes for the CUDA target at the given (small) shapes. Its wrapper is
+executed as Inductor would run it, with three things stood in: buffers are CPU tensors, streams are 0,
+and TRITON_INTERPRET=1, under which Inductor's own CachingAutotuner launches each kernel through
+Triton's interpreter (its grid from Inductor's GridExpr, its first config). To cover every config a
+GPU's autotuner might pick, the wrapper runs once per config index (a kernel with fewer configs keeps
+its last). The wrapper's inputs are matched to the user's tensors through the sources Dynamo recorded
+for its graph's placeholders (L['a'], L['self']._modules['fc']._parameters['weight']).
+
+The reference is eager PyTorch in fp64 on the same (rounded) inputs; the tolerance is the project's
+(run/tolerances.py), its atol scaled by the longest input dimension: the longest reduction a GEMM or
+a row or column reduction makes. A sum over a whole tensor reduces more; its relative error stays
+within rtol. PLAYGROUND_FUSE_MUTATE="OLD=>NEW" edits every generated kernel's source before it runs,
+so that a test can show a wrong kernel is caught.
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+import os
+
+
+def placeholder_sources(graphs) -> list[str]:
+    """The Dynamo sources of the compiled graph's inputs, in the order its `call` takes them."""
+    found = []
+    for gm in graphs:
+        for node in gm.graph.nodes:
+            if node.op == "placeholder":
+                source = getattr(node, "_dynamo_source", None) or getattr(node.meta.get("grapharg"), "source", None)
+                if source is None:
+                    raise RuntimeError(f"the compiled graph's input {node.name} has no Dynamo source")
+                found.append(source.name() if callable(source.name) else source.name)
+    return found
+
+
+def bind_locals(fn, tensors) -> dict:
+    """Dynamo's L: the function's (or forward's) parameters bound to the user's tensors, and self."""
+    import torch
+    if isinstance(fn, torch.nn.Module):
+        bound = inspect.signature(fn.forward).bind(*tensors)
+        return {**bound.arguments, "self": fn}
+    return dict(inspect.signature(fn).bind(*tensors).arguments)
+
+
+def run_wrapper(wrapper: str, inputs: list, config_index: int):
+    """Execute Inductor's wrapper on CPU tensors; its outputs. Kernels run interpreted (module docstring)."""
+    import torch
+    os.environ["TRITON_INTERPRET"] = "1"
+    mutation = os.environ.get("PLAYGROUND_FUSE_MUTATE")
+    if mutation:
+        old, _, new = mutation.partition("=>")
+        wrapper = wrapper.replace(old, new)
+    torch._C._cuda_getCurrentRawStream = lambda device: 0        # a CPU build has no CUDA streams
+    namespace = {"__name__": "playground_fuse_wrapper"}
+    exec(compile(wrapper, "inductor_wrapper.py", "exec"), namespace)   # noqa: S102 (Inductor's own code)
+    namespace["empty_strided_cuda"] = lambda size, stride, dtype: torch.empty_strided(size, stride, dtype=dtype)
+    from torch._inductor.runtime import triton_helpers
+    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+
+    from .libdevice_shim import libdevice
+    triton_helpers.libdevice = libdevice          # the interpreter cannot call libdevice (libdevice_shim.py)
+    configs_per_kernel = {}
+    for name, value in namespace.items():
+        if isinstance(value, CachingAutotuner):
+            value.fn.fn.__globals__["libdevice"] = libdevice
+            configs = getattr(value, "_playground_configs", None) or list(value.configs)
+            value._playground_configs = configs
+            value.configs = [configs[min(config_index, len(configs) - 1)]]
+            configs_per_kernel[name] = len(configs)
+    # Inductor's helpers (triton_helpers.maximum, ...) were made @triton.jit before TRITON_INTERPRET was set:
+    # they run interpreted too, as `playground run` runs a kernel's callees
+    from ..virtual.capture import _callees_interpreted
+    with _callees_interpreted({}):
+        outputs = namespace["call"](list(inputs))
+    return list(outputs), configs_per_kernel
+
+
+def check(wrapper: str, sources: list[str], fn, tensors: list, dtype_name: str) -> dict:
+    """Run the plan once per config index and compare each run's outputs with eager fp64."""
+    import torch
+
+    from ..run import compare, tolerances
+    scope = {"L": bind_locals(fn, tensors)}
+    inputs = [eval(s, {}, scope) for s in sources]             # noqa: S307 (Dynamo's own source names)
+    inputs = [t.detach() if isinstance(t, torch.Tensor) else t for t in inputs]
+    reference_fn = copy.deepcopy(fn).double() if isinstance(fn, torch.nn.Module) else fn
+    with torch.no_grad():
+        expected = reference_fn(*[t.double() if t.is_floating_point() else t for t in tensors])
+    expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
+    longest = max((max(t.shape, default=1) for t in tensors), default=1)
+    runs, configs_per_kernel, index = [], {}, 0
+    while True:
+        with torch.no_grad():
+            got, configs_per_kernel = run_wrapper(wrapper, inputs, index)
+        outputs = []
+        for n, (g, e) in enumerate(zip(got, expected)):
+            out_dtype = _short(g.dtype)
+            tol = tolerances.for_output("fuse", out_dtype if out_dtype in tolerances.TABLE else dtype_name, longest)
+            result = compare.compare(f"output {n}", g, e, out_dtype, tol)
+            outputs.append({"name": result.name, "shape": list(result.shape), "dtype": out_dtype, "ok": result.ok,
+                            "max_abs": result.max_abs, "mismatches": result.mismatches, "total": result.total,
+                            "atol": result.atol, "rtol": result.rtol, "problems": result.problems})
+        if len(got) != len(expected):
+            outputs.append({"name": "outputs", "shape": [], "dtype": "", "ok": False, "max_abs": None,
+                            "mismatches": abs(len(got) - len(expected)), "total": len(expected), "atol": 0,
+                            "rtol": 0, "problems": [f"the plan returned {len(got)} outputs, eager {len(expected)}"]})
+        runs.append({"config_index": index, "outputs": outputs})
+        index += 1
+        if index >= max(configs_per_kernel.values(), default=1):
+            break
+    return {"runs": runs, "configs_per_kernel": configs_per_kernel, "inputs": len(inputs)}
+
+
+def _short(torch_dtype) -> str:
+    from ..core import dtypes
+    name = str(torch_dtype).removeprefix("torch.")
+    return next((d.name for d in dtypes.DTYPES.values() if d.torch == name), name)
