@@ -42,3 +42,19 @@ def test_shapes_are_parsed_and_checked():
                          (["a=0x8"], "dimensions are positive"), ([], "name the expression's tensors")):
         with pytest.raises(UserError, match=message):
             plan.parse_shapes(bad)
+
+
+def test_an_unsupported_torch_is_one_clear_line(monkeypatch):
+    assert plan.check_torch("2.13.0+cpu") == "2.13.0+cpu" and plan.check_torch("2.13.1") == "2.13.1"
+    with pytest.raises(UserError, match=r"^fuse reads Inductor as torch 2.13 writes it, and this is torch 2.12.1: "
+                                        r"pip install torch==2.13.0$"):
+        plan.check_torch("2.12.1")
+    from playground import versions
+    monkeypatch.setattr(versions, "torch_build", lambda: {})
+    with pytest.raises(UserError, match="^fuse needs torch: pip install torch==2.13.0"):
+        plan.plan("a + 1", {"a": [8]})
+
+
+def test_the_torch_the_suite_installs_is_supported():
+    torch = pytest.importorskip("torch")
+    assert plan.check_torch() == torch.__version__

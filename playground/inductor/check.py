@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from ..core import dtypes, targets
 from ..errors import UserError
-from .plan import ask_child, read
+from .plan import ask_child, check_torch, read
 
 RUN_DIM = 64
 AS_GIVEN = 1 << 16          # inputs of at most this many elements in all run at the shapes asked for
@@ -49,6 +49,7 @@ class PlanCheck:
 
 def run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, shapes_to_run: dict | None = None,
         seed: int = 0) -> PlanCheck:
+    check_torch()
     tgt = targets.resolve(target)
     if not tgt.is_nvidia:
         raise UserError(f"--target {tgt.name}: fuse plans for CUDA targets for now (ROCm is not stood in yet)")

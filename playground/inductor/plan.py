@@ -35,6 +35,9 @@ KERNEL_DEF = re.compile(r"^(\w+) = async_compile\.triton\('(\w+)', '''(.*?)''', 
                          re.MULTILINE | re.DOTALL)
 _ATEN = re.compile(r"Original ATen: \[([^\]]*)\]")
 _NODES = re.compile(r"Source Nodes: \[([^\]]*)\]")
+# The torch releases whose Inductor this package reads (its wrapper's text, its device interface, its
+# CachingAutotuner and interpret path): what tests/test_fuse.py runs on, as scripts/test.sh pins it.
+SUPPORTED_TORCH = ("2.13",)
 _ALLOC = re.compile(r"(\w+) = empty_strided_\w+\(\(([^)]*)\), \(([^)]*)\), torch\.(\w+)\)")
 
 
@@ -102,8 +105,22 @@ def parse_shapes(items) -> dict[str, list[int]]:
     return shapes
 
 
+def check_torch(version: str | None = None) -> str:
+    """The installed torch's version, if this package can read its Inductor; otherwise one clear line."""
+    from .. import versions
+    version = version or versions.torch_build().get("torch")
+    if not version:
+        raise UserError("fuse needs torch: pip install torch==2.13.0 (its CPU build is enough)")
+    release = ".".join(version.split("+")[0].split(".")[:2])
+    if release not in SUPPORTED_TORCH:
+        raise UserError(f"fuse reads Inductor as torch {', '.join(SUPPORTED_TORCH)} writes it, and this is torch "
+                        f"{version}: pip install torch==2.13.0")
+    return version
+
+
 def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: str = "sm_90") -> Plan:
     """Ask Inductor, in a child process, what it would launch for `expr` on `target`."""
+    check_torch()
     tgt = targets.resolve(target)
     if not tgt.is_nvidia:
         raise UserError(f"--target {tgt.name}: fuse plans for CUDA targets for now (ROCm is not stood in yet)")
