@@ -56,6 +56,7 @@ def specialize(spec: KernelSpec, target: Target, config: Config):
                     "fpsan_homomorphic_casts": getattr(knobs.compilation, "fpsan_homomorphic_casts", False)}
     option_names = set(backend.parse_options({}).__dict__)
     kwargs.update({k: v for k, v in run_defaults.items() if k in option_names})
+    kwargs.update({k: v for k, v in spec.compile_options.items() if k in option_names})   # as its launcher passes them
     args = stand_in_args(spec, config, target)
     for k in kwargs:
         if k not in option_names and k not in fn.arg_names:

@@ -58,6 +58,8 @@ class KernelSpec:
     configs: list[dict] = field(default_factory=list)      # the autotune space (meta + num_warps/stages)
     heuristics: Callable[[dict], dict] | None = None  # (shape) -> meta that depends on the shape
     tile_of: Callable[[int, dict, dict], tuple] | None = None  # (pid, shape, meta) -> the tile it owns
+    # compile options the launcher passes besides num_warps/num_stages (Inductor's: debug, sanitize_overflow, ...)
+    compile_options: dict = field(default_factory=dict)
     # filled in by the registry
     source_path: str = ""
     loaded_from: str = ""    # how registry.load finds it again when that is not a file of specs (trace.json#2)

@@ -187,8 +187,12 @@ def kernel_configs(wrapper: str, folder: Path) -> dict:
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
             tuner = getattr(module, name)
+            first = tuner.configs[0]
+            options = tuner._create_compile_options(first, tuner._create_compile_meta(first))
             found[name] = {"configs": [dict(c.kwargs, num_warps=c.num_warps, num_stages=c.num_stages)
                                        for c in tuner.configs],
+                           # the options CachingAutotuner compiles with besides num_warps/num_stages
+                           "options": {k: v for k, v in options.items() if k not in ("num_warps", "num_stages")},
                            "grid_type": tuner.inductor_meta.get("grid_type"),
                            "constants": {str(k): v for k, v in tuner.triton_meta.get("constants", {}).items()}}
         except Exception as e:   # a kernel whose configs cannot be read here: the plan still shows it

@@ -28,6 +28,7 @@ def install(target_name: str):
     props = gpu.torch_properties()
     inductor_config.fx_graph_cache = False
     inductor_config.autotune_local_cache = False
+    inductor_config.use_static_cuda_launcher = False   # a CPU build has no static launcher; Triton's own is used
     patches = {
         "is_available": lambda: True, "device_count": lambda: 1, "current_device": lambda: 0,
         "set_device": lambda device: None, "get_device_properties": lambda device=None: props,
@@ -45,7 +46,8 @@ def install(target_name: str):
     for name, value in {"is_available": lambda: True, "device_count": lambda: 1, "current_device": lambda: 0,
                         "get_compute_capability": lambda device=None: capability,
                         "get_device_properties": lambda device=None: props,
-                        "is_bf16_supported": lambda including_emulation=False: True}.items():
+                        "is_bf16_supported": lambda including_emulation=False: True,
+                        "exchange_device": lambda device: 0, "maybe_exchange_device": lambda device: 0}.items():
         setattr(cuda, name, staticmethod(value))
     cuda.Worker.get_device_properties = staticmethod(lambda device=None: props)
     cuda.Worker.current_device = staticmethod(lambda: 0)

@@ -103,6 +103,7 @@ def spec_from_plan(ref: str) -> KernelSpec:
                       tensors=tensors, args=runtime_args, grid=grid, meta=meta, default_shape={},
                       num_warps=first.get("num_warps", 4), num_stages=first.get("num_stages", 3),
                       configs=[dict(c) for c in configs], dtypes=(plan.get("dtype", "fp16"),),
+                      compile_options=plan.get("kernels", {}).get(step["name"], {}).get("options", {}),
                       source_path=str(module_file))
     spec.loaded_from = f"{path}#{step['index']}"
     return spec
