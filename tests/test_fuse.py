@@ -157,26 +157,41 @@ def test_run_handles_libdevice_and_a_module_at_the_shapes_given():
     assert scaled.returncode == 2 and "give others with --run-shape" in scaled.stderr
 
 
+OUR_DIGESTS = """
+import hashlib, json, sys
+from playground.core import registry
+from playground.core.request import Request
+spec = registry.load(sys.argv[1])
+out = []
+for config in spec.configs:
+    meta = {n: v for n, v in config.items() if n not in ("num_warps", "num_stages")}
+    compiled = Request.of(spec, "sm_80", meta=meta, num_warps=config["num_warps"],
+                          num_stages=config["num_stages"]).compile()
+    out.append(hashlib.sha256(compiled.kernel.asm["cubin"]).hexdigest())
+print(json.dumps(out))
+"""
+
+
 def test_a_plan_kernel_compiles_to_inductors_own_binary_byte_for_byte(tmp_path):
     # Inductor's CachingAutotuner compiles with its own options (debug=True, sanitize_overflow=False, ...);
     # the plan keeps them, so `compile PLAN#N --config K` builds the cubin Inductor builds for config K
-    import hashlib
     plan_file = tmp_path / "plan.json"
     done = fuse("torch.relu(a @ b + 1)", "--shape", "a=4096x4096,b=4096x4096", "--target", "sm_80", "--save", plan_file)
     assert done.returncode == 0, done.stderr
     module = tmp_path / "plan.kernels" / "triton_poi_fused_add_relu_0.py"
     from playground.core import registry
-    from playground.core.request import Request
     spec = registry.load(f"{plan_file}#2")          # writes the kernel's module beside the plan
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TRITON_CACHE_DIR": str(tmp_path / "inductor-cache")}
-    inductor = subprocess.run([sys.executable, str(ROOT / "tests" / "data" / "inductor_precompile.py"), str(module),
-                               "triton_poi_fused_add_relu_0", "sm_80"], capture_output=True, text=True, env=env)
-    assert inductor.returncode == 0, inductor.stderr
-    theirs = json.loads(inductor.stdout)
+
+    def digests(script, cache):
+        # each side compiles afresh in its own cache: a cubin carries its source file's path, and a cache
+        # hit from another test's plan (the same kernel text elsewhere) would carry that one
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "TRITON_CACHE_DIR": str(tmp_path / cache)}
+        done = subprocess.run([sys.executable, *script], capture_output=True, text=True, env=env, cwd=ROOT)
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+    theirs = digests([str(ROOT / "tests" / "data" / "inductor_precompile.py"), str(module),
+                      "triton_poi_fused_add_relu_0", "sm_80"], "inductor-cache")
+    ours = digests(["-c", OUR_DIGESTS, f"{plan_file}#2"], "our-cache")
     assert len(theirs) == len(spec.configs) >= 2
-    for k, config in enumerate(spec.configs):
-        meta = {n: v for n, v in config.items() if n not in ("num_warps", "num_stages")}
-        ours = Request.of(spec, "sm_80", meta=meta, num_warps=config["num_warps"],
-                          num_stages=config["num_stages"]).compile()
-        assert hashlib.sha256(ours.kernel.asm["cubin"]).hexdigest() == theirs[k], f"config {k}"
+    assert ours == theirs
     assert spec.compile_options["debug"] is True and spec.compile_options["sanitize_overflow"] is False
