@@ -310,8 +310,9 @@ def _config_meta(spec, index: str) -> tuple[str, int | None, int | None]:
         config = spec.configs[int(index)]
     except (ValueError, IndexError):
         raise UserError(f"--config {index}: expected `list` or 0..{len(spec.configs) - 1}") from None
-    meta = ",".join(f"{k}={v}" for k, v in config.items() if k not in ("num_warps", "num_stages"))
-    return meta, config.get("num_warps"), config.get("num_stages")
+    from playground.core.spec import split_config
+    meta, num_warps, num_stages = split_config(config)
+    return ",".join(f"{k}={v}" for k, v in meta.items()), num_warps, num_stages
 
 
 def _configs_table(spec) -> str:
@@ -671,11 +672,12 @@ def run_command(script, script_args, target, no_exec, as_json, trace_path, timel
         _refuse_overwrite(path, force)
     result = session.run_script(script, list(script_args), target or default_target, execute=not no_exec,
                                 quiet_stdout=as_json)
+    from playground.files import write_json
     trace = result.trace
     if trace_path:
-        _write_json(trace_path, trace)
+        write_json(trace_path, trace)
     if timeline_path:
-        _write_json(timeline_path, timeline.events(trace))
+        write_json(timeline_path, timeline.events(trace))
     if as_json:
         click.echo(report.to_json(result))
     else:
@@ -722,15 +724,6 @@ def _refuse_overwrite(path, force: bool) -> None:
         raise UserError(f"{path} exists; pass --force to overwrite it")
 
 
-def _write_json(path, data) -> None:
-    import json
-    import os
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(data, f, default=str)
-    os.replace(tmp, path)
-
-
 @main.command("fuse")
 @click.argument("expr")
 @click.option("--shape", "-s", "shapes", multiple=True, metavar="NAME=AxB,...",
@@ -771,6 +764,7 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     playground occupancy plan.json#2                  # a saved plan stays; fuse#N is replaced
     """
     from playground.errors import UserError
+    from playground.inductor import check as plan_check
     from playground.inductor import plan as inductor_plan
     from playground.inductor import text as plan_text
     _refuse_overwrite(save_path, force)
@@ -786,7 +780,9 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
         return
     tgt = targets.resolve(names[0])
     p, checked = blocking("Inductor planning" + (", and running the plan in Triton's interpreter" if run_check else ""),
-                          None, lambda: _plan_and_check(expr, shapes, dtype, tgt.name, run_check, run_shape))
+                          None, lambda: plan_check.plan_and_run(
+                              expr, inductor_plan.parse_shapes(shapes), dtype, tgt.name, run_check,
+                              inductor_plan.parse_shapes(run_shape) if run_shape else None))
     if show_kernel is not None:
         steps = {s.index: s for s in p.kernels}
         if show_kernel not in steps:
@@ -794,17 +790,8 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
                             f"{', '.join(map(str, steps)) or 'none'}")
         click.echo(steps[show_kernel].source.strip())
         return
-    data = p.as_dict()
-    for step, full in zip(data["steps"], p.steps):
-        step["source"] = full.source
-    if checked:
-        data["run"] = checked.as_dict()
     from playground.inductor import reopen
-    saved = {"format": reopen.FORMAT, **data}
-    reopen.last_plan_path().parent.mkdir(parents=True, exist_ok=True)
-    _write_json(reopen.last_plan_path(), saved)          # fuse#N opens it until the next plan
-    if save_path:
-        _write_json(save_path, saved)
+    data = reopen.save(p, checked, save_path)            # fuse#N opens it until the next plan
     if as_json:
         click.echo(report.to_json(data))
     else:
@@ -814,22 +801,6 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     if checked and not checked.ok:
         from playground.errors import KernelFailure
         raise KernelFailure("fuse --run: the plan's outputs differ from eager PyTorch's")
-
-
-def _plan_and_check(expr, shapes, dtype, target, run_check, run_shape):
-    """The plan, and with --run its check at small shapes: two Inductor processes, side by side."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    from playground.inductor import check as plan_check
-    from playground.inductor import plan as inductor_plan
-    parsed = inductor_plan.parse_shapes(shapes)
-    if not run_check:
-        return inductor_plan.plan(expr, parsed, dtype, target), None
-    to_run = inductor_plan.parse_shapes(run_shape) if run_shape else None
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        planned = pool.submit(inductor_plan.plan, expr, parsed, dtype, target)
-        checked = pool.submit(plan_check.run, expr, parsed, dtype, target, to_run)
-        return planned.result(), checked.result()
 
 
 @main.command("check")

@@ -175,3 +175,49 @@ def _spinner(label: str, start: float):
             finally:
                 stop.set()
     return shown()
+
+
+PROJECT_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def child_env(**changes) -> dict:
+    """This process's environment for a child of ours: the project importable, `changes` applied
+    (a value of None removes the variable)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [PROJECT_ROOT, env.get("PYTHONPATH")]))
+    for name, value in changes.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+    return env
+
+
+def run_child(module: str, settings: dict, args=(), env: dict | None = None, **popen) -> tuple[int, dict | None, str]:
+    """`python -m module SETTINGS.json *args`, whose answer is the JSON file SETTINGS' "out" names:
+    (exit code, the answer or None when it wrote none, its stderr when popen captures it). The child
+    is stopped if this process is interrupted while it runs."""
+    import json
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="playground-child-") as tmp:
+        out = os.path.join(tmp, "answer.json")
+        settings_file = os.path.join(tmp, "settings.json")
+        with open(settings_file, "w") as f:
+            json.dump({**settings, "out": out, "scratch": tmp}, f)
+        child = subprocess.Popen([sys.executable, "-m", module, settings_file, *args], env=env or child_env(),
+                                 **popen)
+        try:
+            _, err = child.communicate()
+        except BaseException:
+            child.terminate()
+            try:
+                child.wait(timeout=5)
+            except Exception:
+                child.kill()
+            raise
+        answer = None
+        if os.path.isfile(out):
+            with open(out) as f:
+                answer = json.load(f)
+        return child.returncode, answer, err or ""

@@ -8,6 +8,7 @@ from conftest import invoke
 
 from playground.core import registry, targets
 from playground.core.request import Request
+from playground.core.spec import split_config
 from playground.errors import UserError
 from playground.sweep import pool, rows, space, triage
 from playground.sweep import text as sweep_text
@@ -38,7 +39,7 @@ def in_cold_cache(cold_cache, monkeypatch):
 
 def single(kernel, target, config, shape=None):
     spec = registry.load(kernel)
-    meta, warps, stages = space.split(config)
+    meta, warps, stages = split_config(config)
     return Request.of(spec, target, meta, warps, stages, shape).compile()
 
 

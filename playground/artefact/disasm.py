@@ -11,6 +11,7 @@ import tempfile
 from pathlib import Path
 
 from ..errors import UserError
+from ..files import write_atomically
 
 # With nvdisasm's line info: `//## File "kernel.py", line N [inlined at ...]` from .debug_line and
 # `//## File ".nv_debug_ptx_txt", line M` (the PTX line) from .nv_debug_line_sass.
@@ -44,7 +45,7 @@ def _cached(compiled, name: str, command: list[str]) -> str:
     if cached.exists():
         return cached.read_text()
     text = _run_on_cubin(compiled.kernel.asm["cubin"], command)
-    _write_atomically(cached, text)
+    write_atomically(cached, text)   # concurrent compiles share the cache
     return text
 
 
@@ -76,9 +77,3 @@ def resource_usage(compiled) -> str:
     return _cached(compiled, RES_USAGE_FILE, [tool("cuobjdump"), "-res-usage"])
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    """Concurrent compiles share the cache: write to a private file, then rename over."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".tmp")
-    with os.fdopen(fd, "w") as f:
-        f.write(text)
-    os.replace(tmp, path)

@@ -169,6 +169,12 @@ def config_dict(config) -> dict:
     return out
 
 
+def split_config(config: dict) -> tuple[dict, int | None, int | None]:
+    """A config dict -> (meta-parameters, num_warps, num_stages)."""
+    meta = {k: v for k, v in config.items() if k not in ("num_warps", "num_stages")}
+    return meta, config.get("num_warps"), config.get("num_stages")
+
+
 class AbstractTensor:
     """A stand-in for a torch tensor with no storage: what the JIT's binder needs to specialise.
 

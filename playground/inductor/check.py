@@ -12,9 +12,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..core import dtypes, targets
+from ..core import dtypes
 from ..errors import UserError
-from .plan import ask_child, check_torch, read
+from .plan import ask_child, plannable_target, read, shapes_text
 
 RUN_DIM = 64
 AS_GIVEN = 1 << 16          # inputs of at most this many elements in all run at the shapes asked for
@@ -49,10 +49,7 @@ class PlanCheck:
 
 def run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, shapes_to_run: dict | None = None,
         seed: int = 0) -> PlanCheck:
-    check_torch()
-    tgt = targets.resolve(target)
-    if not tgt.is_nvidia:
-        raise UserError(f"--target {tgt.name}: fuse plans for CUDA targets for now (ROCm is not stood in yet)")
+    tgt = plannable_target(target)
     used = shapes_to_run or run_shapes(shapes)
     if set(used) != set(shapes):
         raise UserError(f"--run-shape: name the same tensors as --shape ({', '.join(shapes)})")
@@ -62,11 +59,25 @@ def run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, shapes
     except UserError as e:
         if used == shapes:
             raise
-        given = ", ".join(f"{n}={'x'.join(map(str, d))}" for n, d in used.items())
-        raise UserError(f"{e} (at --run's scaled-down shapes {given}; give others with --run-shape)") from None
+        raise UserError(f"{e} (at --run's scaled-down shapes {shapes_text(used)}; give others with --run-shape)") \
+            from None
     made = read(answer["wrapper"], expr, used, dtype, tgt, "", answer["torch"])
     found = answer["check"]
     chosen = "given" if shapes_to_run else "as asked" if used == shapes else "scaled"
     return PlanCheck(expr=expr, target=tgt.name, shapes=used, chosen=chosen,
                      kernels={s.name: found["configs_per_kernel"].get(s.name, 1) for s in made.kernels},
                      library_calls=[s.name for s in made.steps if s.kind == "library"], runs=found["runs"])
+
+
+def plan_and_run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, run_check: bool,
+                 shapes_to_run: dict | None = None):
+    """(the plan, its check or None): with --run, two Inductor processes side by side."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from .plan import plan
+    if not run_check:
+        return plan(expr, shapes, dtype, target), None
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        planned = pool.submit(plan, expr, shapes, dtype, target)
+        checked = pool.submit(run, expr, shapes, dtype, target, shapes_to_run)
+        return planned.result(), checked.result()

@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core import devices, targets
+from ..core.spec import split_config
 from .plan import Plan
-
-CONFIG_KEYS = ("num_warps", "num_stages")
 
 
 def describe(plan: Plan, step) -> dict:
@@ -23,8 +22,8 @@ def describe(plan: Plan, step) -> dict:
 
 
 def config_text(config: dict) -> str:
-    meta = [f"{k}={v}" for k, v in config.items() if k not in CONFIG_KEYS]
-    return " ".join(meta + [f"num_warps={config.get('num_warps')}", f"num_stages={config.get('num_stages')}"])
+    meta, num_warps, num_stages = split_config(config)
+    return " ".join([f"{k}={v}" for k, v in meta.items()] + [f"num_warps={num_warps}", f"num_stages={num_stages}"])
 
 
 @dataclass

@@ -44,37 +44,47 @@ def bind_locals(fn, tensors) -> dict:
     return dict(inspect.signature(fn).bind(*tensors).arguments)
 
 
-def run_wrapper(wrapper: str, inputs: list, config_index: int):
-    """Execute Inductor's wrapper on CPU tensors; its outputs. Kernels run interpreted (module docstring)."""
-    import torch
-    os.environ["TRITON_INTERPRET"] = "1"
-    mutation = os.environ.get("PLAYGROUND_FUSE_MUTATE")
-    if mutation:
-        old, _, new = mutation.partition("=>")
-        wrapper = wrapper.replace(old, new)
-    torch._C._cuda_getCurrentRawStream = lambda device: 0        # a CPU build has no CUDA streams
-    namespace = {"__name__": "playground_fuse_wrapper"}
-    exec(compile(wrapper, "inductor_wrapper.py", "exec"), namespace)   # noqa: S102 (Inductor's own code)
-    namespace["empty_strided_cuda"] = lambda size, stride, dtype: torch.empty_strided(size, stride, dtype=dtype)
-    from torch._inductor.runtime import triton_helpers
-    from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+class LoadedWrapper:
+    """Inductor's wrapper module, loaded once to run on CPU tensors (module docstring); `call` runs it with
+    every kernel on its config of one index."""
 
-    from .libdevice_shim import libdevice
-    triton_helpers.libdevice = libdevice          # the interpreter cannot call libdevice (libdevice_shim.py)
-    configs_per_kernel = {}
-    for name, value in namespace.items():
-        if isinstance(value, CachingAutotuner):
-            value.fn.fn.__globals__["libdevice"] = libdevice
-            configs = getattr(value, "_playground_configs", None) or list(value.configs)
-            value._playground_configs = configs
-            value.configs = [configs[min(config_index, len(configs) - 1)]]
-            configs_per_kernel[name] = len(configs)
-    # Inductor's helpers (triton_helpers.maximum, ...) were made @triton.jit before TRITON_INTERPRET was set:
-    # they run interpreted too, as `playground run` runs a kernel's callees
-    from ..virtual.capture import _callees_interpreted
-    with _callees_interpreted({}):
-        outputs = namespace["call"](list(inputs))
-    return list(outputs), configs_per_kernel
+    def __init__(self, wrapper: str):
+        import torch
+        os.environ["TRITON_INTERPRET"] = "1"       # Inductor's async_compile and CachingAutotuner read it
+        mutation = os.environ.get("PLAYGROUND_FUSE_MUTATE")
+        if mutation:
+            old, _, new = mutation.partition("=>")
+            wrapper = wrapper.replace(old, new)
+        torch._C._cuda_getCurrentRawStream = lambda device: 0        # a CPU build has no CUDA streams
+        self.namespace = {"__name__": "playground_fuse_wrapper"}
+        exec(compile(wrapper, "inductor_wrapper.py", "exec"), self.namespace)   # noqa: S102 (Inductor's own code)
+        self.namespace["empty_strided_cuda"] = lambda size, stride, dtype: torch.empty_strided(size, stride,
+                                                                                             dtype=dtype)
+        from torch._inductor.runtime import triton_helpers
+        from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+
+        from .libdevice_shim import libdevice
+        triton_helpers.libdevice = libdevice          # the interpreter cannot call libdevice (libdevice_shim.py)
+        self.kernels = {name: value for name, value in self.namespace.items() if isinstance(value, CachingAutotuner)}
+        self.configs = {name: list(kernel.configs) for name, kernel in self.kernels.items()}
+        for kernel in self.kernels.values():
+            kernel.fn.fn.__globals__["libdevice"] = libdevice
+
+    @property
+    def config_indices(self) -> int:
+        return max((len(c) for c in self.configs.values()), default=1)
+
+    def call(self, inputs: list, config_index: int) -> list:
+        import torch
+
+        from ..virtual.capture import callees_interpreted
+        for name, kernel in self.kernels.items():   # Inductor's interpret launch takes configs[0]
+            configs = self.configs[name]
+            kernel.configs = [configs[min(config_index, len(configs) - 1)]]
+        # Inductor's helpers (triton_helpers.maximum, ...) were made @triton.jit before TRITON_INTERPRET was
+        # set: they run interpreted too, as `playground run` runs a kernel's callees
+        with callees_interpreted({}), torch.no_grad():
+            return list(self.namespace["call"](list(inputs)))
 
 
 def check(wrapper: str, sources: list[str], fn, tensors: list, dtype_name: str) -> dict:
@@ -82,6 +92,7 @@ def check(wrapper: str, sources: list[str], fn, tensors: list, dtype_name: str) 
     import torch
 
     from ..run import compare, tolerances
+    from .plan import short_dtype
     scope = {"L": bind_locals(fn, tensors)}
     inputs = [eval(s, {}, scope) for s in sources]             # noqa: S307 (Dynamo's own source names)
     inputs = [t.detach() if isinstance(t, torch.Tensor) else t for t in inputs]
@@ -90,13 +101,13 @@ def check(wrapper: str, sources: list[str], fn, tensors: list, dtype_name: str) 
         expected = reference_fn(*[t.double() if t.is_floating_point() else t for t in tensors])
     expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
     longest = max((max(t.shape, default=1) for t in tensors), default=1)
-    runs, configs_per_kernel, index = [], {}, 0
-    while True:
-        with torch.no_grad():
-            got, configs_per_kernel = run_wrapper(wrapper, inputs, index)
+    loaded = LoadedWrapper(wrapper)
+    runs = []
+    for index in range(loaded.config_indices):
+        got = loaded.call(inputs, index)
         outputs = []
         for n, (g, e) in enumerate(zip(got, expected)):
-            out_dtype = _short(g.dtype)
+            out_dtype = short_dtype(str(g.dtype).removeprefix("torch."))
             tol = tolerances.for_output("fuse", out_dtype if out_dtype in tolerances.TABLE else dtype_name, longest)
             result = compare.compare(f"output {n}", g, e, out_dtype, tol)
             outputs.append({"name": result.name, "shape": list(result.shape), "dtype": out_dtype, "ok": result.ok,
@@ -107,13 +118,5 @@ def check(wrapper: str, sources: list[str], fn, tensors: list, dtype_name: str) 
                             "mismatches": abs(len(got) - len(expected)), "total": len(expected), "atol": 0,
                             "rtol": 0, "problems": [f"the plan returned {len(got)} outputs, eager {len(expected)}"]})
         runs.append({"config_index": index, "outputs": outputs})
-        index += 1
-        if index >= max(configs_per_kernel.values(), default=1):
-            break
-    return {"runs": runs, "configs_per_kernel": configs_per_kernel, "inputs": len(inputs)}
-
-
-def _short(torch_dtype) -> str:
-    from ..core import dtypes
-    name = str(torch_dtype).removeprefix("torch.")
-    return next((d.name for d in dtypes.DTYPES.values() if d.torch == name), name)
+    return {"runs": runs, "configs_per_kernel": {name: len(c) for name, c in loaded.configs.items()},
+            "inputs": len(inputs)}

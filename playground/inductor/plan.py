@@ -14,15 +14,12 @@ largest loop (its numel arguments' product) in its first pointer's element type.
 from __future__ import annotations
 
 import ast
-import json
 import math
 import os
 import re
 import subprocess
-import sys
 import tempfile
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 from ..core import dtypes, targets
 from ..core.params import split_top_level
@@ -85,6 +82,11 @@ class Plan:
         return out
 
 
+def shapes_text(shapes: dict[str, list[int]]) -> str:
+    """{"a": [4096, 4096], "b": [64]} -> "a=4096x4096, b=64", as --shape takes them."""
+    return ", ".join(f"{name}={'x'.join(map(str, dims))}" for name, dims in shapes.items())
+
+
 def parse_shapes(items) -> dict[str, list[int]]:
     """`a=4096x4096,b=4096x4096` (or repeated --shape) -> {"a": [4096, 4096], "b": [4096, 4096]}."""
     from ..core.params import split_items
@@ -118,12 +120,18 @@ def check_torch(version: str | None = None) -> str:
     return version
 
 
-def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: str = "sm_90") -> Plan:
-    """Ask Inductor, in a child process, what it would launch for `expr` on `target`."""
+def plannable_target(target: str):
+    """The target, when this torch's Inductor can be asked to plan for it here; otherwise one clear line."""
     check_torch()
     tgt = targets.resolve(target)
     if not tgt.is_nvidia:
         raise UserError(f"--target {tgt.name}: fuse plans for CUDA targets for now (ROCm is not stood in yet)")
+    return tgt
+
+
+def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: str = "sm_90") -> Plan:
+    """Ask Inductor, in a child process, what it would launch for `expr` on `target`."""
+    tgt = plannable_target(target)
     answer = ask_child({"expr": expr, "shapes": shapes, "torch_dtype": dtypes.get(dtype).torch, "target": tgt.name})
     from ..core import devices
     made = read(answer["wrapper"], expr, shapes, dtype, tgt, devices.get(tgt.name).name, answer["torch"])
@@ -134,24 +142,14 @@ def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: s
 
 def ask_child(settings: dict) -> dict:
     """Run Inductor in its own process (child.py) with these settings; its answer, or one clear error."""
-    with tempfile.TemporaryDirectory(prefix="playground-fuse-") as tmp:
-        settings_file, out = Path(tmp) / "settings.json", Path(tmp) / "answer.json"
-        settings_file.write_text(json.dumps({**settings, "out": str(out)}))
-        root = str(Path(__file__).resolve().parents[2])
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
-               "TORCHINDUCTOR_CACHE_DIR": str(Path(tmp) / "inductor")}
-        env.pop("TRITON_INTERPRET", None)
-        child = subprocess.Popen([sys.executable, "-m", "playground.inductor.child", str(settings_file)], env=env,
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        try:
-            _, err = child.communicate()
-        except BaseException:
-            child.kill()
-            raise
-        if not out.is_file():
-            tail = (err or "").strip().splitlines()[-1:] or ["no output"]
-            raise KernelFailure(f"fuse: Inductor's process ended (exit {child.returncode}): {tail[0]}")
-        answer = json.loads(out.read_text())
+    from ..lifecycle import child_env, run_child
+    with tempfile.TemporaryDirectory(prefix="playground-fuse-") as tmp:     # Inductor's own cache, thrown away
+        code, answer, err = run_child("playground.inductor.child", settings, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True,
+                                      env=child_env(TRITON_INTERPRET=None, TORCHINDUCTOR_CACHE_DIR=tmp))
+    if answer is None:
+        tail = err.strip().splitlines()[-1:] or ["no output"]
+        raise KernelFailure(f"fuse: Inductor's process ended (exit {code}): {tail[0]}")
     if "error" in answer:
         raise (UserError if answer["bad_input"] else KernelFailure)(f"fuse: {answer['error']}")
     return answer
@@ -187,7 +185,7 @@ def read(wrapper: str, expr: str, shapes: dict, dtype: str, tgt, device: str, to
         alloc = _ALLOC.search(text)
         if alloc:
             shape = [int(d) for d in alloc.group(2).split(",") if d.strip()]
-            size = getattr(dtypes.DTYPES.get(_short(alloc.group(4))), "bytes", 0)
+            size = getattr(dtypes.DTYPES.get(short_dtype(alloc.group(4))), "bytes", 0)
             buffers.append({"name": alloc.group(1), "shape": shape, "dtype": alloc.group(4),
                             "bytes": math.prod(shape) * size})
             live[alloc.group(1)] = math.prod(shape) * size
@@ -244,5 +242,6 @@ def _literal_after(source: str, key: str):
         return None
 
 
-def _short(torch_name: str) -> str:
+def short_dtype(torch_name: str) -> str:
+    """torch's dtype name ("float16") as the project's ("fp16"); an unknown one as it is."""
     return next((d.name for d in dtypes.DTYPES.values() if d.torch == torch_name), torch_name)

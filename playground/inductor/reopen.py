@@ -13,7 +13,7 @@ import json
 import re
 from pathlib import Path
 
-from ..core.spec import AbstractTensor, KernelSpec, Tensor, cdiv
+from ..core.spec import AbstractTensor, KernelSpec, Tensor, cdiv, split_config
 from ..errors import UserError
 
 FORMAT = "playground-fuse/1"
@@ -24,6 +24,23 @@ def last_plan_path() -> Path:
     """Where `playground fuse` keeps its last plan; inside Triton's cache directory, with every other cache."""
     from triton import knobs
     return Path(knobs.cache.dir) / "playground-fuse" / "last.json"
+
+
+def save(plan, checked=None, path: str | None = None) -> dict:
+    """The plan as `--json` prints it (each step with its source, and --run's check); kept as the last plan
+    (fuse#N) and, when `path` is given, saved there too (PATH#N)."""
+    from ..files import write_json
+    data = plan.as_dict()
+    for step, full in zip(data["steps"], plan.steps):
+        step["source"] = full.source
+    if checked:
+        data["run"] = checked.as_dict()
+    saved = {"format": FORMAT, **data}
+    last_plan_path().parent.mkdir(parents=True, exist_ok=True)
+    write_json(last_plan_path(), saved)
+    if path:
+        write_json(path, saved)
+    return data
 
 
 def resolve(ref: str) -> str:
@@ -82,8 +99,7 @@ def spec_from_plan(ref: str) -> KernelSpec:
             tensors[name] = Tensor((numel,), kind[1:])
         elif kind != "constexpr":
             values[name] = next(integers, 1)
-    first = configs[0]
-    meta = {k: v for k, v in first.items() if k not in ("num_warps", "num_stages")}
+    meta, num_warps, num_stages = split_config(configs[0])
     names = [p.name for p in jit.params]
     runtime = [n for n in names if signature.get(n) != "constexpr"]
 
@@ -101,7 +117,7 @@ def spec_from_plan(ref: str) -> KernelSpec:
 
     spec = KernelSpec(name=step["name"], kernel=jit, description=f"step {step['index']} of {plan['expr']}",
                       tensors=tensors, args=runtime_args, grid=grid, meta=meta, default_shape={},
-                      num_warps=first.get("num_warps", 4), num_stages=first.get("num_stages", 3),
+                      num_warps=num_warps or 4, num_stages=num_stages or 3,
                       configs=[dict(c) for c in configs], dtypes=(plan.get("dtype", "fp16"),),
                       compile_options=plan.get("kernels", {}).get(step["name"], {}).get("options", {}),
                       source_path=str(module_file))

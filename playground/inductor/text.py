@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..report.report import table
 from ..units import size
-from .plan import Plan
+from .plan import Plan, shapes_text
 
 LIBRARIES = {"cuda": "cuBLAS", "hip": "hipBLAS"}
 
@@ -17,7 +17,7 @@ def _what(step, backend: str) -> str:
 
 
 def format_text(p: Plan, backend: str = "cuda", saved_as: str | None = None) -> str:
-    shapes = ", ".join(f"{n}={'x'.join(map(str, d))}" for n, d in p.shapes.items())
+    shapes = shapes_text(p.shapes)
     out = [f"{p.expr}  ({shapes}, {p.dtype}) on {p.target} ({p.device}), as torch {p.torch_version}'s "
            f"Inductor plans it: {len(p.steps)} launch{'es' if len(p.steps) != 1 else ''}", ""]
     rows = []
@@ -46,7 +46,7 @@ def format_comparison(c) -> str:
     """Plans for several targets: one row per launch, a column per target, then what differs and why."""
     from .compare import device_line
     first = c.plans[0]
-    shapes = ", ".join(f"{n}={'x'.join(map(str, d))}" for n, d in first.shapes.items())
+    shapes = shapes_text(first.shapes)
     out = [f"{first.expr}  ({shapes}, {first.dtype}) as torch {first.torch_version}'s Inductor plans it for "
            + ", ".join(p.target for p in c.plans), ""]
     head = ["#"] + [p.target for p in c.plans] + [""]
@@ -72,7 +72,7 @@ def format_comparison(c) -> str:
 
 def format_check(c) -> list[str]:
     """`fuse --run`: what ran, where, and each output against eager PyTorch."""
-    shapes = ", ".join(f"{n}={'x'.join(map(str, d))}" for n, d in c.shapes.items())
+    shapes = shapes_text(c.shapes)
     kernels = ", ".join(f"{name} ({n} config{'s' if n != 1 else ''})" for name, n in c.kernels.items()) or "none"
     out = [f"run         Inductor's plan for {c.target} at {shapes}"
            + {"scaled": " (scaled down for Triton's interpreter; --run-shape picks others)",

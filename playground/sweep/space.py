@@ -6,7 +6,7 @@ import itertools
 
 from ..core import params
 from ..core.request import Request
-from ..core.spec import config_dict
+from ..core.spec import config_dict, split_config
 from ..errors import UserError
 
 LAUNCH_KEYS = ("num_warps", "num_stages")
@@ -80,13 +80,7 @@ def pruned(spec, shape: dict | None, dtype: str | None) -> list[dict]:
     return [config_dict(c) for c in kept]
 
 
-def split(config: dict) -> tuple[dict, int | None, int | None]:
-    """A config dict -> (meta, num_warps, num_stages)."""
-    meta = {k: v for k, v in config.items() if k not in LAUNCH_KEYS}
-    return meta, config.get("num_warps"), config.get("num_stages")
-
-
 def request_for(spec, target, config: dict, shape: dict | None = None, dtype: str | None = None):
     """The Request one config of the space compiles (UserError for a config that is not valid input)."""
-    meta, warps, stages = split(config)
+    meta, warps, stages = split_config(config)
     return Request.of(spec, target, meta or None, warps, stages, shape or None, dtype)

@@ -135,7 +135,7 @@ class Recorder:
 
     def _interpret(self, jit, grid, values):
         fn = _interpreted(self._interpreted, jit)
-        with _callees_interpreted(self._interpreted), _no_device_mode():
+        with callees_interpreted(self._interpreted), _no_device_mode():
             fn[grid](**dict(zip(jit.arg_names, values)))
 
     def _finish(self, jit, kernel, record):
@@ -294,7 +294,7 @@ def _interpreted(cache: dict, jit):
     return entry[1]
 
 
-class _callees_interpreted:
+class callees_interpreted:
     """While a kernel is interpreted, a @triton.jit function it calls runs interpreted too."""
 
     def __init__(self, cache: dict):

@@ -6,7 +6,6 @@ takes its modelled time (capture.py), so the stream's clock is the end of the la
 """
 from __future__ import annotations
 
-import time
 from types import SimpleNamespace
 
 from ..core import devices, targets
@@ -18,7 +17,6 @@ class VirtualGPU:
     def __init__(self, target_name: str):
         self.target = targets.resolve(target_name)
         self.device = devices.get(self.target.name)
-        self.started = time.perf_counter()
         self.stream_end = 0.0          # seconds since start: when the last queued kernel ends (modelled)
 
     @property
@@ -74,9 +72,6 @@ class VirtualGPU:
         warps = d.regs_per_block // per_warp
         warps -= warps % d.warp_alloc_granularity
         return max(min(d.max_threads_per_block, warps * d.warp_size), 0)
-
-    def now(self) -> float:
-        return time.perf_counter() - self.started
 
 
 class MissingKeys(dict):

@@ -175,11 +175,6 @@ def request_for(source: dict, jit=None):
 
 
 # --- trace files ----------------------------------------------------------------------------------
-def is_trace_ref(ref: str) -> bool:
-    path = ref.partition("#")[0]
-    return path.endswith(".json") and Path(path).is_file()
-
-
 def load_trace(path: str) -> dict:
     try:
         trace = json.loads(Path(path).read_text())
@@ -238,8 +233,8 @@ _READ: dict[str, dict] = {}
 def read_script(path: Path, target: str) -> dict:
     """The file's definitions, read on a virtual GPU of `target` without running its demo code."""
     from . import session
-    session.install_for_reading(target)
-    return _read_module(path)
+    with session.reading(target):
+        return _read_module(path)
 
 
 def _read_module(path: Path) -> dict:

@@ -6,11 +6,7 @@ and the parent waits for it, then kills anything left (lifecycle.kill_children).
 """
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import tempfile
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,28 +39,13 @@ def run_script(script: str, args: list[str], target: str, execute: bool = True, 
     if not path.is_file():
         raise UserError(f"no such script: {script}")
     target_name = targets.resolve(target).name
-    with tempfile.TemporaryDirectory(prefix="playground-run-") as tmp:
-        settings = Path(tmp) / "settings.json"
-        out = Path(tmp) / "trace.json"
-        settings.write_text(json.dumps({"target": target_name, "execute": execute, "out": str(out),
-                                        "script_stdout_to_stderr": quiet_stdout}))
-        root = str(Path(__file__).resolve().parents[2])
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
-        env.pop("TRITON_INTERPRET", None)      # the JIT must compile for the target; the capture interprets
-        child = subprocess.Popen([sys.executable, "-m", "playground.virtual.child", str(settings), str(path), *args],
-                                 env=env)
-        try:
-            code = child.wait()
-        except BaseException:
-            child.terminate()
-            try:
-                child.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                child.kill()
-            raise
-        if not out.is_file():
-            raise UserError(f"{script}: the script's process ended (exit {code}) before it could report")
-        trace = json.loads(out.read_text())
+    from ..lifecycle import child_env, run_child
+    # the JIT must compile for the target (the capture interprets): no TRITON_INTERPRET in the child
+    code, trace, _ = run_child("playground.virtual.child", {"target": target_name, "execute": execute,
+                                                           "script_stdout_to_stderr": quiet_stdout},
+                               [str(path), *args], env=child_env(TRITON_INTERPRET=None))
+    if trace is None:
+        raise UserError(f"{script}: the script's process ended (exit {code}) before it could report")
     trace = {"format": TRACE_FORMAT, **trace}
     return Run(trace=trace, exit_code=code)
 
@@ -96,35 +77,38 @@ def install_for_running(target: str, execute: bool = True):
 
 def install_for_reading(target: str) -> None:
     """Enough of the virtual GPU to read kernels out of a script (launches.load_kernel): device queries
-    answer for `target`; a launch does nothing."""
+    answer for `target` (installed once per process)."""
     if _INSTALLED.get("target") == target:
         return
     if _INSTALLED:
         raise UserError(f"kernels for {_INSTALLED['target']} are loaded already; open one target per command")
     from triton.runtime import driver
-    from triton.runtime.jit import JITFunction
 
     from . import capture, torch_device
     from .driver import VirtualDriver
     from .gpu import VirtualGPU
     gpu = VirtualGPU(target)
-    recorder = capture.Recorder(gpu, execute=False)
     torch_device.install(gpu)
+    driver.set_active(VirtualDriver(gpu, capture.Recorder(gpu, execute=False)))
+    _INSTALLED.update(target=target)
+
+
+@contextlib.contextmanager
+def reading(target: str):
+    """While a script is read, a launch in it does nothing (_NotWhileReading skips the statement); after,
+    the JIT is as it was, for Request.compile's binder."""
+    from triton.runtime.jit import JITFunction
+    install_for_reading(target)
     original = JITFunction.run
-    driver.set_active(VirtualDriver(gpu, recorder))
 
     def no_launch(self, *args, grid, warmup, **kwargs):
         raise _NotWhileReading()
 
     JITFunction.run = no_launch
-    _INSTALLED.update(target=target, original_run=original)
-
-
-def restore_launches() -> None:
-    """After reading kernels: let Request.compile's binder use the JIT again (it never calls run)."""
-    from triton.runtime.jit import JITFunction
-    if "original_run" in _INSTALLED:
-        JITFunction.run = _INSTALLED["original_run"]
+    try:
+        yield
+    finally:
+        JITFunction.run = original
 
 
 class _NotWhileReading(RuntimeError):
