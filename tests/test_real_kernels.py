@@ -192,6 +192,11 @@ def test_args_can_see_the_target_device():
         request = Request.of(sized, target)
         assert binder.stand_in_args(sized, request.config, targets.resolve(target))[2] == (1 << 20) // 256 // sms
         assert request.compile().hash
+    # a @triton.heuristics value sees the same arguments: the target's, not this machine's device
+    sized.heuristics_values = {"BLOCK": lambda named: 256 if named["n_tiles"] < 35 else 512}
+    assert (1 << 20) // 256 // 132 == 31 and (1 << 20) // 256 // 108 == 37
+    assert Request.of(sized, "sm_90").config.meta["BLOCK"] == 256
+    assert Request.of(sized, "sm_80").config.meta["BLOCK"] == 512
 
 
 @pytest.mark.compile

@@ -118,8 +118,10 @@ class Compiled:
 
 
 def resolve_config(spec: KernelSpec, meta: dict | None = None, num_warps: int | None = None,
-                   num_stages: int | None = None, shape: dict | None = None, dtype: str | None = None) -> Config:
-    """Defaults, then shape-dependent heuristics, then the user's overrides, validated."""
+                   num_stages: int | None = None, shape: dict | None = None, dtype: str | None = None,
+                   target=None) -> Config:
+    """Defaults, then shape-dependent heuristics, then the user's overrides, validated. `target`: the
+    device an args function that asks for one sees while @triton.heuristics are evaluated."""
     shape = params.check_shape(spec, shape or {})
     dtype = params.check_dtype(spec, dtype)
     merged = dict(spec.meta)
@@ -144,19 +146,19 @@ def resolve_config(spec: KernelSpec, meta: dict | None = None, num_warps: int | 
     stages = params.check_num_stages(num_stages if num_stages is not None else stages)
     config = Config(meta=merged, num_warps=warps, num_stages=stages, shape=shape, dtype=dtype)
     if spec.heuristics_values:   # @triton.heuristics, as Heuristics.run applies them: last, over everything
-        config.meta = {**merged, **triton_heuristics(spec, config)}
+        config.meta = {**merged, **triton_heuristics(spec, config, target)}
     why = spec.constraints(shape, dtype, merged) if spec.constraints else None
     if why:   # the kernel's own limits (a head dimension it cannot tile, say): one line, before any work
         raise UserError(f"{spec.name}: {why}")
     return config
 
 
-def triton_heuristics(spec: KernelSpec, config: Config) -> dict:
+def triton_heuristics(spec: KernelSpec, config: Config, target=None) -> dict:
     """The values of the kernel's @triton.heuristics for this launch: each function gets the launch's
     arguments by name (stand-ins at the shape, then the meta-parameters and launch options), as
     triton's Heuristics.run passes them."""
     from .binder import stand_in_args
-    named = dict(zip(spec.kernel.arg_names, stand_in_args(spec, config)))
+    named = dict(zip(spec.kernel.arg_names, stand_in_args(spec, config, target)))
     named.update(config.meta, num_warps=config.num_warps, num_stages=config.num_stages)
     values = {}
     for name, heuristic in spec.heuristics_values.items():

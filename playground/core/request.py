@@ -45,7 +45,7 @@ class Request:
         tgt = target if isinstance(target, Target) else targets.resolve(target)
         spec = kernel if isinstance(kernel, KernelSpec) else registry.load(kernel, tgt.name, args)
         overrides = {k: v for k, v in zip(OVERRIDES, (meta, num_warps, num_stages, shape, dtype)) if v is not None}
-        config = compiler.resolve_config(spec, meta, num_warps, num_stages, shape, dtype)
+        config = compiler.resolve_config(spec, meta, num_warps, num_stages, shape, dtype, tgt)
         return cls(spec, tgt, config, overrides)
 
     @classmethod

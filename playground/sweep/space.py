@@ -39,7 +39,7 @@ def parse_ranges(items: list[str] | tuple[str, ...] | str | None) -> dict[str, l
 
 
 def space(spec, ranges: dict[str, list] | None = None, shape: dict | None = None,
-          dtype: str | None = None) -> list[dict]:
+          dtype: str | None = None, target=None) -> list[dict]:
     """The configs to compile: the product of `ranges` over the spec's defaults, else spec.configs
     (an @triton.autotune kernel's own configs, pruned at `shape` as its autotuner prunes them).
 
@@ -54,22 +54,23 @@ def space(spec, ranges: dict[str, list] | None = None, shape: dict | None = None
         names = list(ranges)
         return [dict(zip(names, values)) for values in itertools.product(*ranges.values())]
     if spec.autotuner is not None and spec.configs == [config_dict(c) for c in spec.autotuner.configs]:
-        return pruned(spec, shape, dtype)
+        return pruned(spec, shape, dtype, target)
     if spec.configs:
         return [dict(c) for c in spec.configs]
     return [{}]
 
 
-def pruned(spec, shape: dict | None, dtype: str | None) -> list[dict]:
+def pruned(spec, shape: dict | None, dtype: str | None, target=None) -> list[dict]:
     """The autotuner's configs after its own `prune_configs_by` (Triton's Autotuner.prune_configs), with
-    the launch's arguments as stand-ins at the problem shape."""
+    the launch's arguments as stand-ins at the problem shape (on `target`'s device, for an args function
+    that asks for one)."""
     from ..artefact.binder import stand_in_args
     tuner = spec.autotuner
     if not (getattr(tuner, "early_config_prune", None) or getattr(tuner, "perf_model", None)):
         return [config_dict(c) for c in tuner.configs]
-    config = Request.of(spec, None, shape=shape or None, dtype=dtype).config
+    request = Request.of(spec, target, shape=shape or None, dtype=dtype)
     saved = getattr(tuner, "nargs", None)
-    tuner.nargs = dict(zip(spec.kernel.arg_names, stand_in_args(spec, config)))
+    tuner.nargs = dict(zip(spec.kernel.arg_names, stand_in_args(spec, request.config, request.target)))
     try:
         kept = tuner.prune_configs({})
     except Exception as e:

@@ -8,7 +8,6 @@ config up in the cache: a rerun of a sweep never spawns a process; the rest go t
 """
 from __future__ import annotations
 
-import itertools
 import time
 from dataclasses import dataclass, field
 
@@ -78,8 +77,13 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
         raise UserError(f"--timeout {timeout:g}: must be a positive number of seconds")
     shape = params.check_shape(spec, shape or {})
     dtype = params.check_dtype(spec, dtype)
-    configs = space(spec, ranges, shape, dtype)
-    tasks = [{"index": i, "target": t, "config": cfg} for i, (t, cfg) in enumerate(itertools.product(tgts, configs))]
+    # an autotuner's pruning may depend on the device its args see: each target's space is its own
+    pairs = [(t, cfg) for t in tgts for cfg in space(spec, ranges, shape, dtype, t)]
+    tasks = [{"index": i, "target": t, "config": cfg} for i, (t, cfg) in enumerate(pairs)]
+    configs = []                 # every config any target compiles, in order
+    for _, cfg in pairs:
+        if cfg not in configs:
+            configs.append(cfg)
     rows: list[dict | None] = [None] * len(tasks)
     origins: list[str] = [""] * len(tasks)
     done = 0
