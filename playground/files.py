@@ -2,6 +2,7 @@
 over it (atomic on POSIX). Shared caches (several compiles at once) and the user's own output files use it."""
 from __future__ import annotations
 
+import functools
 import json
 import os
 import tempfile
@@ -22,3 +23,17 @@ def write_atomically(path: str | Path, text: str) -> None:
 
 def write_json(path: str | Path, data) -> None:
     write_atomically(path, json.dumps(data, default=str))
+
+
+def read_json(path: str | Path):
+    """A JSON file's contents, parsed once per version of the file (its path, size and modification time):
+    a saved reference (T.json#N, PLAN.json#N) is looked at several times in one command. Read-only: the
+    same object is returned to every caller. OSError or ValueError as json.loads raises them."""
+    st = os.stat(path)
+    return _parsed(os.path.realpath(path), st.st_size, st.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed(path: str, size: int, mtime_ns: int):
+    with open(path) as f:
+        return json.load(f)

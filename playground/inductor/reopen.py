@@ -9,12 +9,12 @@ grid Inductor's (Grid1D: one program per XBLOCK elements; Grid2D: XBLOCK by YBLO
 """
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 from ..core.spec import AbstractTensor, KernelSpec, Tensor, cdiv, split_config
 from ..errors import UserError
+from ..files import read_json
 
 FORMAT = "playground-fuse/1"
 LAST = "fuse"          # `fuse#N`: step N of the last plan `playground fuse` made (kept in Triton's cache dir)
@@ -61,14 +61,14 @@ def is_plan(ref: str) -> bool:
     if not path.endswith(".json") or not Path(path).is_file():
         return False
     try:
-        return json.loads(Path(path).read_text()).get("format") == FORMAT
+        return read_json(path).get("format") == FORMAT
     except (OSError, ValueError):
         return False
 
 
 def _step(ref: str) -> tuple[dict, dict]:
     path, _, number = resolve(ref).partition("#")
-    plan = json.loads(Path(path).read_text())
+    plan = read_json(path)
     kernels = {s["index"]: s for s in plan["steps"] if s["kind"] != "library"}
     try:
         step = kernels[int(number)] if number else next(iter(kernels.values()))

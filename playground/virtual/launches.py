@@ -13,13 +13,13 @@ launch table; `FILE` alone means variant 1.
 from __future__ import annotations
 
 import ast
-import json
 import math
 import sys
 from pathlib import Path
 
 from ..core.spec import AbstractTensor, KernelSpec, Tensor
 from ..errors import UserError
+from ..files import read_json
 
 TRACE_FORMAT = "playground-trace/1"
 
@@ -177,7 +177,7 @@ def request_for(source: dict, jit=None):
 # --- trace files ----------------------------------------------------------------------------------
 def load_trace(path: str) -> dict:
     try:
-        trace = json.loads(Path(path).read_text())
+        trace = read_json(path)
     except (OSError, ValueError) as e:
         raise UserError(f"{path}: not a readable trace: {e}") from None
     if trace.get("format") != TRACE_FORMAT:
