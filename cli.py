@@ -743,7 +743,11 @@ def _refuse_overwrite(path, force: bool) -> None:
                    "it against eager PyTorch; exit 1 if it differs.")
 @click.option("--run-shape", "run_shape", multiple=True, metavar="NAME=AxB,...",
               help="The shapes --run uses (default: --shape's when they are small, else each dimension over 64 made 64).")
-def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force, run_check, run_shape):
+@click.option("--max-autotune", "max_autotune", is_flag=True,
+              help="Inductor's max-autotune: each GEMM's candidates (the library and Triton templates), ranked by "
+                   "a model since none can be timed here; the plan takes the best-modelled template.")
+def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force, run_check, run_shape,
+                 max_autotune):
     """What torch.compile launches for EXPR on the target: library calls and the Triton kernels it fuses.
 
     EXPR is an expression over the tensors --shape names, or file.py:NAME, a function or an nn.Module
@@ -759,6 +763,7 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     playground fuse "x.sum(dim=-1)" --shape x=240x65536 --dtype fp32 --target sm_80,sm_90
     playground fuse "torch.relu(a @ b + 1)" -s a=4096x4096,b=4096x4096 --run   # checked against eager
     playground fuse model.py:Block --shape x=4096x1024 --dtype fp32
+    playground fuse "torch.relu(a @ b + 1)" -s a=4096x4096,b=4096x4096 --max-autotune   # GEMM candidates
     playground compile fuse#2 --show sass             # step 2 of the last plan, in any command
     playground fuse "torch.relu(a @ b + 1)" -s a=4096x4096,b=4096x4096 --save plan.json
     playground occupancy plan.json#2                  # a saved plan stays; fuse#N is replaced
@@ -774,7 +779,7 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
             raise UserError("--show-kernel, --save and --run take one --target")
         from playground.inductor import compare
         plans = blocking(f"Inductor planning for {', '.join(names)}", None, lambda: inductor_plan.plan_many(
-            expr, inductor_plan.parse_shapes(shapes), dtype, names))
+            expr, inductor_plan.parse_shapes(shapes), dtype, names, max_autotune))
         comparison = compare.compare(plans)
         click.echo(report.to_json(comparison.as_dict()) if as_json else plan_text.format_comparison(comparison))
         return
@@ -782,7 +787,7 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     p, checked = blocking("Inductor planning" + (", and running the plan in Triton's interpreter" if run_check else ""),
                           None, lambda: plan_check.plan_and_run(
                               expr, inductor_plan.parse_shapes(shapes), dtype, tgt.name, run_check,
-                              inductor_plan.parse_shapes(run_shape) if run_shape else None))
+                              inductor_plan.parse_shapes(run_shape) if run_shape else None, max_autotune))
     if show_kernel is not None:
         steps = {s.index: s for s in p.kernels}
         if show_kernel not in steps:

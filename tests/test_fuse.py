@@ -195,3 +195,34 @@ def test_a_plan_kernel_compiles_to_inductors_own_binary_byte_for_byte(tmp_path):
     assert len(theirs) == len(spec.configs) >= 2
     assert ours == theirs
     assert spec.compile_options["debug"] is True and spec.compile_options["sanitize_overflow"] is False
+
+
+def test_max_autotune_lists_the_gemm_candidates_ranked_by_the_model_and_shows_the_fused_template():
+    done = fuse("torch.relu(a @ b + 1)", "--shape", "a=4096x4096,b=4096x4096", "--target", "sm_90",
+                "--max-autotune", "--json")
+    assert done.returncode == 0, done.stderr
+    plan = json.loads(done.stdout)
+    (gemm,) = plan["autotune"]
+    assert (gemm["op"], gemm["m"], gemm["n"], gemm["k"], gemm["batch"]) == ("mm", 4096, 4096, 4096, 1)
+    by_name = {c["name"]: c for c in gemm["candidates"]}
+    # torch 2.13's list for an fp16 4096^3 mm on sm_90: the library GEMM and 21 Triton template configs
+    assert len(by_name) == 22 and by_name["mm"]["kind"] == "library"
+    # the library at the roofline: max(2·4096³ / 989.4 TFLOP/s, 3·4096²·2 B / 3352 GB/s) = 138.9 us
+    assert by_name["mm"]["modelled_us"] == pytest.approx(2 * 4096 ** 3 / 989.4e12 * 1e6)
+    big = by_name["triton_mm_20"]
+    assert big["config"]["BLOCK_M"] == 128 and big["config"]["BLOCK_N"] == 256 and big["config"]["BLOCK_K"] == 64
+    # Inductor's shared-memory estimate: 2 B x (128·64 + 256·64) x 4 stages + 128; 32 x 16 CTAs
+    assert big["smem_bytes"] == 2 * (128 * 64 + 256 * 64) * 4 + 128 and big["ctas"] == 512
+    templates = [c for c in gemm["candidates"] if c["kind"] != "library" and c["modelled_us"] is not None]
+    assert gemm["taken"] == min(templates, key=lambda c: c["modelled_us"])["name"]
+    ranks = sorted(c["rank_modelled"] for c in gemm["candidates"])
+    assert ranks == list(range(1, 23))
+    # the plan took that template: one kernel with the bias add and the relu fused into the GEMM's epilogue
+    (step,) = plan["steps"]
+    assert (step["kind"], step["name"]) == ("Triton template", "triton_tem_fused_add_mm_relu_0")
+    assert step["aten"] == ["aten.mm", "aten.add", "aten.relu"]
+    jsonschema = pytest.importorskip("jsonschema")
+    from playground.report import report
+    jsonschema.Draft202012Validator(report.schema("fuse")).validate(plan)
+    text = fuse("torch.relu(a @ b + 1)", "--shape", "a=4096x4096,b=4096x4096", "--max-autotune")
+    assert "ranked by a model (modelled, not measured" in text.stdout and "This is the model's pick, not Inductor's" in text.stdout

@@ -48,14 +48,15 @@ class PlanCheck:
 
 
 def run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, shapes_to_run: dict | None = None,
-        seed: int = 0) -> PlanCheck:
+        seed: int = 0, max_autotune: bool = False) -> PlanCheck:
     tgt = plannable_target(target)
     used = shapes_to_run or run_shapes(shapes)
     if set(used) != set(shapes):
         raise UserError(f"--run-shape: name the same tensors as --shape ({', '.join(shapes)})")
     try:
         answer = ask_child({"expr": expr, "shapes": used, "torch_dtype": dtypes.get(dtype).torch,
-                            "target": tgt.name, "run": True, "dtype": dtype, "seed": seed})
+                            "target": tgt.name, "run": True, "dtype": dtype, "seed": seed,
+                            "max_autotune": max_autotune})
     except UserError as e:
         if used == shapes:
             raise
@@ -70,14 +71,14 @@ def run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, shapes
 
 
 def plan_and_run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, run_check: bool,
-                 shapes_to_run: dict | None = None):
+                 shapes_to_run: dict | None = None, max_autotune: bool = False):
     """(the plan, its check or None): with --run, two Inductor processes side by side."""
     from concurrent.futures import ThreadPoolExecutor
 
     from .plan import plan
     if not run_check:
-        return plan(expr, shapes, dtype, target), None
+        return plan(expr, shapes, dtype, target, max_autotune), None
     with ThreadPoolExecutor(max_workers=2) as pool:
-        planned = pool.submit(plan, expr, shapes, dtype, target)
-        checked = pool.submit(run, expr, shapes, dtype, target, shapes_to_run)
+        planned = pool.submit(plan, expr, shapes, dtype, target, max_autotune)
+        checked = pool.submit(run, expr, shapes, dtype, target, shapes_to_run, 0, max_autotune)
         return planned.result(), checked.result()

@@ -2,7 +2,7 @@
 
     python -m playground.inductor.child SETTINGS.json
 
-SETTINGS: {"expr", "shapes": {name: [dims]}, "torch_dtype", "target", "out"}, and for `fuse --run`
+SETTINGS: {"expr", "shapes": {name: [dims]}, "torch_dtype", "target", "out", "max_autotune"}, and for `fuse --run`
 {"run": true, "dtype", "seed"}. Writes {"wrapper": the code Inductor generated, "kernels": their configs}
 (with "run": {"check": execute.check's answer} instead of the configs) or {"error": one line,
 "bad_input": bool} to `out`.
@@ -29,6 +29,12 @@ def main(argv: list[str]) -> int:
     from torch._subclasses.fake_tensor import FakeTensorMode
     names = list(settings["shapes"])
     dtype = getattr(torch, settings["torch_dtype"])
+    candidates = None
+    if settings.get("max_autotune"):
+        from . import autotune
+        element = torch.empty((), dtype=dtype).element_size()
+        matrix = {torch.float16: "fp16", torch.bfloat16: "bf16"}.get(dtype)
+        candidates = autotune.install(settings["target"], element, matrix)
     running = settings.get("run", False)
     real_fn = real_tensors = None
     if running:                   # the real function and inputs, on the CPU, made before any fake
@@ -70,6 +76,8 @@ def main(argv: list[str]) -> int:
             eager_peak = None
     wrapper = max(codes, key=len) if codes else ""          # the wrapper with its kernels; the rest are empty
     answer = {"wrapper": wrapper, "torch": torch.__version__, "eager_peak_bytes": eager_peak}
+    if candidates is not None:
+        answer["autotune"] = candidates
     if running:
         from . import execute
         try:

@@ -68,6 +68,7 @@ class Plan:
     eager_peak_bytes: int | None = None   # the same for eager PyTorch, from the traced ATen graph
     wrapper: str = field(repr=False, default="")
     kernels_read: dict = field(default_factory=dict)   # each generated kernel's configs, as Inductor built them
+    autotune: list = field(default_factory=list)       # --max-autotune: each GEMM's candidates, modelled (autotune.py)
 
     @property
     def kernels(self) -> list[Step]:
@@ -129,14 +130,17 @@ def plannable_target(target: str):
     return tgt
 
 
-def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: str = "sm_90") -> Plan:
+def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: str = "sm_90",
+         max_autotune: bool = False) -> Plan:
     """Ask Inductor, in a child process, what it would launch for `expr` on `target`."""
     tgt = plannable_target(target)
-    answer = ask_child({"expr": expr, "shapes": shapes, "torch_dtype": dtypes.get(dtype).torch, "target": tgt.name})
+    answer = ask_child({"expr": expr, "shapes": shapes, "torch_dtype": dtypes.get(dtype).torch, "target": tgt.name,
+                        "max_autotune": max_autotune})
     from ..core import devices
     made = read(answer["wrapper"], expr, shapes, dtype, tgt, devices.get(tgt.name).name, answer["torch"])
     made.kernels_read = answer.get("kernels", {})
     made.eager_peak_bytes = answer.get("eager_peak_bytes")
+    made.autotune = answer.get("autotune", [])
     return made
 
 
@@ -155,11 +159,12 @@ def ask_child(settings: dict) -> dict:
     return answer
 
 
-def plan_many(expr: str, shapes: dict[str, list[int]], dtype: str, target_names: list[str]) -> list[Plan]:
+def plan_many(expr: str, shapes: dict[str, list[int]], dtype: str, target_names: list[str],
+              max_autotune: bool = False) -> list[Plan]:
     """One plan per target, each in its own process, side by side (a plan is mostly one core's work)."""
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(max_workers=max(1, min(len(target_names), os.cpu_count() or 1))) as pool:
-        return list(pool.map(lambda name: plan(expr, shapes, dtype, name), target_names))
+        return list(pool.map(lambda name: plan(expr, shapes, dtype, name, max_autotune), target_names))
 
 
 def read(wrapper: str, expr: str, shapes: dict, dtype: str, tgt, device: str, torch_version: str) -> Plan:

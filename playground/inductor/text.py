@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..report.report import table
 from ..units import size
+from .autotune import by_modelled_time
 from .plan import Plan, shapes_text
 
 LIBRARIES = {"cuda": "cuBLAS", "hip": "hipBLAS"}
@@ -35,6 +36,7 @@ def format_text(p: Plan, backend: str = "cuda", saved_as: str | None = None) -> 
             "legend      fusion: one generated kernel covers several operations and keeps their intermediates on "
             "chip; 'saved' is the DRAM traffic those would have cost as separate kernels (modelled: written once, "
             "read once). Library steps are routines Inductor chose not to generate (a vendor GEMM)."]
+    out += autotune_lines(p)
     if p.kernels:
         first = p.kernels[0].index
         out.append("open a generated kernel in any command as fuse#N (this plan, until the next one)"
@@ -88,4 +90,32 @@ def format_check(c) -> list[str]:
             out.append(f"            {where}{o['name']} {shape} {o['dtype']} against eager "
                        f"PyTorch in fp64: max |error| {error}, {o['mismatches']} of {o['total']} outside "
                        f"atol={o['atol']:.3g} rtol={o['rtol']:.3g}: {verdict}")
+    return out
+
+
+def autotune_lines(p: Plan, shown: int = 8) -> list[str]:
+    """--max-autotune: each GEMM's candidates, best-modelled first, and what the plan took and why."""
+    out = []
+    for gemm in p.autotune:
+        ranked = sorted(gemm["candidates"], key=by_modelled_time)
+        shape = f"{gemm['m']}x{gemm['n']}x{gemm['k']}" + (f" (x{gemm['batch']})" if gemm["batch"] > 1 else "")
+        out += ["", f"autotune    {gemm['op']} {shape}: {len(ranked)} candidates; a GPU times every one and Inductor "
+                    f"keeps the fastest. None can be timed here, so they are ranked by a model (modelled, not "
+                    f"measured; inductor/autotune.py):", ""]
+        rows = []
+        for c in ranked[:shown]:
+            cfg = c["config"]
+            tile = (f"{cfg.get('BLOCK_M')}x{cfg.get('BLOCK_N')}x{cfg.get('BLOCK_K')} w{cfg.get('num_warps')} "
+                    f"s{cfg.get('num_stages')}") if c["kind"] != "library" else "-"
+            rows.append([str(c["rank_modelled"]), c["name"], c["kind"], tile,
+                         size(c["smem_bytes"]) if "smem_bytes" in c else "-",
+                         str(c.get("blocks_per_sm", "-")), str(c.get("waves", "-")),
+                         f"{c['modelled_us']:.1f}" if c["modelled_us"] is not None else "over the SM's smem (est.)"])
+        out += table(["rank", "candidate", "kind", "tile MxNxK warps stages", "smem", "CTAs/SM", "waves",
+                      "us (modelled)"], rows, align="rllllrrr")
+        if len(ranked) > shown:
+            out.append(f"... and {len(ranked) - shown} more (--json has all)")
+        out.append(f"taken       {gemm['taken']}: the best-modelled Triton template, so that its kernel and the "
+                   "epilogue fused into it can be shown. This is the model's pick, not Inductor's: on a GPU it "
+                   "might keep another template or the library GEMM. Epilogue fusion was decided without timing.")
     return out
