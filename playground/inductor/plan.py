@@ -9,7 +9,8 @@ This module reads that wrapper; nothing here is modelled except the traffic fusi
 Traffic saved (modelled): a kernel that fuses k ATen operations keeps k - 1 intermediate tensors on
 chip; run one operation per kernel, each of those would be written to DRAM once and read back once,
 so the saving is 2 x (k - 1) x the intermediate's bytes, the intermediate taken to be the kernel's
-largest loop (its numel arguments' product) in its first pointer's element type.
+largest loop (its numel arguments' product) in its first pointer's element type; for a template
+(whose integer arguments are its grid), the buffer it writes.
 """
 from __future__ import annotations
 
@@ -207,13 +208,15 @@ def read(wrapper: str, expr: str, shapes: dict, dtype: str, tgt, device: str, to
             steps.append(Step(len(steps) + 1, "library", target_name, aten, args))
         elif target_name[:-4] in kernels:
             name = target_name[:-4]
-            steps.append(_triton_step(len(steps) + 1, name, kernels[name], aten, args))
+            steps.append(_triton_step(len(steps) + 1, name, kernels[name], aten, args,
+                                      {b["name"]: b["bytes"] for b in buffers}))
         aten = []
     return Plan(expr=expr, shapes=shapes, dtype=dtype, target=tgt.name, device=device, torch_version=torch_version,
                 steps=steps, buffers=buffers, reused=reused, peak_bytes=peak, wrapper=wrapper)
 
 
-def _triton_step(index: int, name: str, source: str, aten: list[str], args: list[str]) -> Step:
+def _triton_step(index: int, name: str, source: str, aten: list[str], args: list[str],
+                 buffer_bytes: dict | None = None) -> Step:
     decorator = re.search(r"@triton_heuristics\.(\w+)\(", source)
     kind = KINDS.get(decorator.group(1), decorator.group(1)) if decorator else "Triton kernel"
     meta = _literal_after(source, "triton_meta=")
@@ -224,7 +227,13 @@ def _triton_step(index: int, name: str, source: str, aten: list[str], args: list
                 hints or {}, signature, source, fused_ops=max(len(aten), 1))
     pointer = next((t for t in signature.values() if t.startswith("*")), None)
     element = getattr(dtypes.DTYPES.get(pointer[1:] if pointer else ""), "bytes", 0)
-    if step.fused_ops > 1 and numels and element:
+    if step.kind == KINDS["template"]:
+        # a template's integer arguments are its grid, not loop sizes: its intermediate (the GEMM's output,
+        # kept on chip for the epilogue) is the size of the buffer it writes
+        written = [buffer_bytes[a] for a in args if a in (buffer_bytes or {})]
+        if step.fused_ops > 1 and written:
+            step.saved_bytes = 2 * (step.fused_ops - 1) * max(written)
+    elif step.fused_ops > 1 and numels and element:
         step.saved_bytes = 2 * (step.fused_ops - 1) * math.prod(numels) * element
     return step
 

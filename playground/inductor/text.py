@@ -1,6 +1,8 @@
 """A plan as text: the steps in launch order, then a short legend."""
 from __future__ import annotations
 
+import math
+
 from ..report.report import table
 from ..units import size
 from .autotune import by_modelled_time
@@ -24,6 +26,8 @@ def format_text(p: Plan, backend: str = "cuda", saved_as: str | None = None) -> 
     rows = []
     for s in p.steps:
         loop = "x".join(str(n) for n in s.numels) or "-"
+        if s.kind == "Triton template":      # its integer arguments are its grid
+            loop = f"{math.prod(s.numels)} CTAs" if s.numels else "-"
         saved = size(s.saved_bytes) if s.saved_bytes else "-"
         rows.append([str(s.index), _what(s, backend), s.name, ", ".join(a.removeprefix("aten.") for a in s.aten) or "-",
                      loop, saved])
