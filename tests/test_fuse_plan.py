@@ -58,3 +58,13 @@ def test_an_unsupported_torch_is_one_clear_line(monkeypatch):
 def test_the_torch_the_suite_installs_is_supported():
     torch = pytest.importorskip("torch")
     assert plan.check_torch() == torch.__version__
+
+
+def test_reopening_a_plan_or_a_trace_without_torch_is_one_clear_line(monkeypatch):
+    from playground.core import registry
+    real = registry.importlib.util.find_spec
+    monkeypatch.setattr(registry.importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
+    for ref in ("fuse#2", "run.json#1"):
+        with pytest.raises(UserError, match=rf"^{ref}: reopening what torch ran or planned needs torch: "
+                                            r"pip install torch==2.13.0$"):
+            registry.load(ref)

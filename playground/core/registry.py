@@ -28,6 +28,7 @@ def load(ref: str, target: str | None = None, args: str | None = None) -> Kernel
     `args`: for a bare kernel (`file.py:kernel`, no spec), its arguments (core/bare.py).
     """
     if _saved_ref(ref):
+        _need_torch(ref)
         from ..inductor import reopen
         if reopen.is_plan(ref):
             return reopen.spec_from_plan(ref)
@@ -64,6 +65,13 @@ def trace_target(ref) -> str | None:
         return reopen.plan_target(ref)
     from ..virtual import launches
     return launches.variant_source(ref)["target"]
+
+
+def _need_torch(ref: str) -> None:
+    """A captured launch is rebuilt with its script's imports, a plan's kernel with Inductor's helpers:
+    both need torch, which the compile path otherwise never imports."""
+    if importlib.util.find_spec("torch") is None:
+        raise UserError(f"{ref}: reopening what torch ran or planned needs torch: pip install torch==2.13.0")
 
 
 def _saved_ref(ref) -> bool:
