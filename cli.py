@@ -730,8 +730,8 @@ def _refuse_overwrite(path, force: bool) -> None:
               help="Each tensor the expression names, and its shape: a=4096x4096,b=4096x4096.")
 @click.option("--dtype", default="fp16", show_default=True, help="The tensors' element type.")
 @click.option("--target", "-t", default=None, metavar="T[,T...]",
-              help=f"The GPU Inductor plans for (CUDA targets; default {DEFAULT}); several: the plans side by side, "
-                   "and where they differ.")
+              help=f"The GPU Inductor plans for (default {DEFAULT}; a ROCm target as a ROCm build of torch would); "
+                   "several: the plans side by side, and where they differ.")
 @click.option("--show-kernel", "show_kernel", type=int, default=None, metavar="N",
               help="Print the Triton source Inductor generated for step N.")
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as one JSON object (with each kernel's source).")

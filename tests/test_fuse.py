@@ -226,3 +226,15 @@ def test_max_autotune_lists_the_gemm_candidates_ranked_by_the_model_and_shows_th
     jsonschema.Draft202012Validator(report.schema("fuse")).validate(plan)
     text = fuse("torch.relu(a @ b + 1)", "--shape", "a=4096x4096,b=4096x4096", "--max-autotune")
     assert "ranked by a model (modelled, not measured" in text.stdout and "This is the model's pick, not Inductor's" in text.stdout
+
+
+def test_a_rocm_target_plans_with_hipblas_and_wavefront_64_and_differs_from_sm_90():
+    # torch reports a ROCm build for it (fakes.ROCM_RELEASE); the MI300X's 304 CUs split 240 rows in two
+    done = fuse("x.sum(dim=-1)", "--shape", "x=240x65536", "--dtype", "fp32", "--target", "sm_90,gfx942", "--json")
+    assert done.returncode == 0, done.stderr
+    h100, mi300 = ([(s["name"], s["numels"]) for s in p["steps"]] for p in json.loads(done.stdout)["plans"])
+    assert h100 == [("triton_red_fused_sum_0", [960, 16384]), ("triton_per_fused_sum_1", [240, 4])]
+    assert mi300 == [("triton_red_fused_sum_0", [480, 32768]), ("triton_per_fused_sum_1", [240, 2])]
+    gemm = fuse("torch.relu(a @ b + 1)", "--shape", "a=4096x4096,b=4096x4096", "--target", "gfx942")
+    assert gemm.returncode == 0, gemm.stderr
+    assert "plans it as a ROCm 6.4.0 build: 2 launches" in gemm.stdout and "library: hipBLAS GEMM" in gemm.stdout

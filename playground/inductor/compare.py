@@ -63,5 +63,7 @@ def compare(plans: list[Plan]) -> Comparison:
 
 def device_line(target: str) -> str:
     """What Inductor reads from the device, as the device table gives it."""
-    device, arch = devices.get(target), targets.resolve(target).arch
-    return f"{target}: {device.name}, {device.num_sms} SMs, capability {arch // 10}.{arch % 10}"
+    device, tgt = devices.get(target), targets.resolve(target)
+    if not tgt.is_nvidia:
+        return f"{target}: {device.name}, {device.num_sms} CUs, wavefront {tgt.warp_size}"
+    return f"{target}: {device.name}, {device.num_sms} SMs, capability {tgt.arch // 10}.{tgt.arch % 10}"

@@ -4,15 +4,24 @@ Inductor asks torch.cuda and its own device interface for the SM count, capabili
 shared memory, and asks Triton's active driver for the target; all answer from the project's device
 table (virtual/gpu.py). Tensors are fake (FakeTensorMode), so nothing is allocated or run:
 `torch._inductor.utils.get_code` returns the wrapper and kernels Inductor would launch. Inductor's own
-caches are off, so every plan is made fresh. Pattern initialisation traces on the CPU (it samples
+caches are off, so every plan is made fresh. For a ROCm target torch reports a ROCm build (ROCM_RELEASE). Pattern initialisation traces on the CPU (it samples
 `randperm` on the input device, which a fake CUDA device cannot run); the patterns are the same.
 Only for a child process (child.py): these patches stay for the life of the process.
 """
 from __future__ import annotations
 
+# A ROCm target is planned as a ROCm build of torch would plan it: torch.version.hip set (Inductor reads it
+# to choose its HIP paths: wavefront-64 configs, waves_per_eu, hipBLAS). Which release it names matters
+# only where Inductor gates a feature on the version; this is a current one, and the plan says it.
+ROCM_RELEASE = "6.4.0"
+
 
 def install(target_name: str):
     import torch
+
+    from ..core import targets
+    if not targets.resolve(target_name).is_nvidia:
+        torch.version.hip = ROCM_RELEASE
     import torch._dynamo  # noqa: F401  (imported before torch.cuda is patched: it reads the build's real state)
     import torch._inductor.config as inductor_config
     import torch._inductor.fx_passes.joint_graph as joint_graph

@@ -6,6 +6,7 @@ import math
 from ..report.report import table
 from ..units import size
 from .autotune import by_modelled_time
+from .fakes import ROCM_RELEASE
 from .plan import Plan, shapes_text
 
 LIBRARIES = {"cuda": "cuBLAS", "hip": "hipBLAS"}
@@ -21,8 +22,9 @@ def _what(step, backend: str) -> str:
 
 def format_text(p: Plan, backend: str = "cuda", saved_as: str | None = None) -> str:
     shapes = shapes_text(p.shapes)
+    build = f" as a ROCm {ROCM_RELEASE} build" if backend == "hip" else ""    # fakes.py: how ROCm is stood in
     out = [f"{p.expr}  ({shapes}, {p.dtype}) on {p.target} ({p.device}), as torch {p.torch_version}'s "
-           f"Inductor plans it: {len(p.steps)} launch{'es' if len(p.steps) != 1 else ''}", ""]
+           f"Inductor plans it{build}: {len(p.steps)} launch{'es' if len(p.steps) != 1 else ''}", ""]
     rows = []
     for s in p.steps:
         loop = "x".join(str(n) for n in s.numels) or "-"
