@@ -754,7 +754,8 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     class (built with no arguments; its parameters keep their dtype) called with those tensors in order.
 
     Inductor plans for a CUDA device with the target's SM count and capability, on fake tensors, in its
-    own process; no GPU is needed and nothing runs.
+    own process; no GPU is needed and nothing runs. On a machine with a CUDA GPU and no --target (or
+    native), Inductor plans for that GPU itself, and --run is torch.compile on it at full size.
 
     \b
     playground fuse "torch.relu(a @ b + 1)" --shape a=4096x4096,b=4096x4096 --target sm_90
@@ -784,10 +785,12 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
         click.echo(report.to_json(comparison.as_dict()) if as_json else plan_text.format_comparison(comparison))
         return
     tgt = targets.resolve(names[0])
+    real_device = inductor_plan.real_device_for(target)     # this machine's GPU, no stand-ins
     p, checked = blocking("Inductor planning" + (", and running the plan in Triton's interpreter" if run_check else ""),
                           None, lambda: plan_check.plan_and_run(
                               expr, inductor_plan.parse_shapes(shapes), dtype, tgt.name, run_check,
-                              inductor_plan.parse_shapes(run_shape) if run_shape else None, max_autotune))
+                              inductor_plan.parse_shapes(run_shape) if run_shape else None, max_autotune,
+                              real_device))
     if show_kernel is not None:
         steps = {s.index: s for s in p.kernels}
         if show_kernel not in steps:

@@ -238,3 +238,15 @@ def test_a_rocm_target_plans_with_hipblas_and_wavefront_64_and_differs_from_sm_9
     gemm = fuse("torch.relu(a @ b + 1)", "--shape", "a=4096x4096,b=4096x4096", "--target", "gfx942")
     assert gemm.returncode == 0, gemm.stderr
     assert "plans it as a ROCm 6.4.0 build: 2 launches" in gemm.stdout and "library: hipBLAS GEMM" in gemm.stdout
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not __import__("playground.core.targets", fromlist=["native"]).native(), reason="needs a CUDA device")
+def test_on_a_gpu_machine_fuse_plans_for_that_gpu_and_run_uses_it():
+    # no --target: Inductor plans for the GPU itself (no stand-ins), and --run is torch.compile on it at full size
+    done = fuse("torch.relu(a @ b + 1)", "--shape", "a=1024x1024,b=1024x1024", "--run", "--json")
+    assert done.returncode == 0, done.stderr
+    run = json.loads(done.stdout)["run"]
+    assert run["shapes"] == {"a": [1024, 1024], "b": [1024, 1024]} and run["chosen"] == "as asked"
+    assert run["executed_by"].startswith("torch.compile on ") and run["ok"]
+    assert run["runs"][0]["outputs"][0]["total"] == 1024 * 1024

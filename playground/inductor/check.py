@@ -35,6 +35,7 @@ class PlanCheck:
     kernels: dict                 # generated kernel -> how many configs it has (each one ran)
     library_calls: list[str]
     runs: list[dict]              # per config index: each output's comparison with eager fp64
+    device: str | None = None     # the CUDA GPU it ran on (real_device); None: the CPU and the interpreter
 
     @property
     def ok(self) -> bool:
@@ -43,20 +44,21 @@ class PlanCheck:
     def as_dict(self) -> dict:
         return {"expr": self.expr, "target": self.target, "shapes": self.shapes, "chosen": self.chosen,
                 "kernels": self.kernels, "library_calls": self.library_calls, "runs": self.runs, "ok": self.ok,
-                "executed_by": "Triton's interpreter on the CPU (generated kernels), PyTorch on the CPU (library "
-                               "calls); reference: eager PyTorch in fp64"}
+                "executed_by": (f"torch.compile on {self.device}" if self.device else
+                                "Triton's interpreter on the CPU (generated kernels), PyTorch on the CPU (library "
+                                "calls)") + "; reference: eager PyTorch in fp64"}
 
 
 def run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, shapes_to_run: dict | None = None,
-        seed: int = 0, max_autotune: bool = False) -> PlanCheck:
+        seed: int = 0, max_autotune: bool = False, real_device: bool = False) -> PlanCheck:
     tgt = plannable_target(target)
-    used = shapes_to_run or run_shapes(shapes)
+    used = shapes_to_run or (shapes if real_device else run_shapes(shapes))    # a GPU runs the real shapes
     if set(used) != set(shapes):
         raise UserError(f"--run-shape: name the same tensors as --shape ({', '.join(shapes)})")
     try:
         answer = ask_child({"expr": expr, "shapes": used, "torch_dtype": dtypes.get(dtype).torch,
                             "target": tgt.name, "run": True, "dtype": dtype, "seed": seed,
-                            "max_autotune": max_autotune})
+                            "max_autotune": max_autotune, "real_device": real_device})
     except UserError as e:
         if used == shapes:
             raise
@@ -65,20 +67,20 @@ def run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, shapes
     made = read(answer["wrapper"], expr, used, dtype, tgt, "", answer["torch"])
     found = answer["check"]
     chosen = "given" if shapes_to_run else "as asked" if used == shapes else "scaled"
-    return PlanCheck(expr=expr, target=tgt.name, shapes=used, chosen=chosen,
+    return PlanCheck(expr=expr, target=tgt.name, shapes=used, chosen=chosen, device=found.get("device"),
                      kernels={s.name: found["configs_per_kernel"].get(s.name, 1) for s in made.kernels},
                      library_calls=[s.name for s in made.steps if s.kind == "library"], runs=found["runs"])
 
 
 def plan_and_run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, run_check: bool,
-                 shapes_to_run: dict | None = None, max_autotune: bool = False):
+                 shapes_to_run: dict | None = None, max_autotune: bool = False, real_device: bool = False):
     """(the plan, its check or None): with --run, two Inductor processes side by side."""
     from concurrent.futures import ThreadPoolExecutor
 
     from .plan import plan
     if not run_check:
-        return plan(expr, shapes, dtype, target, max_autotune), None
+        return plan(expr, shapes, dtype, target, max_autotune, real_device), None
     with ThreadPoolExecutor(max_workers=2) as pool:
-        planned = pool.submit(plan, expr, shapes, dtype, target, max_autotune)
-        checked = pool.submit(run, expr, shapes, dtype, target, shapes_to_run, 0, max_autotune)
+        planned = pool.submit(plan, expr, shapes, dtype, target, max_autotune, real_device)
+        checked = pool.submit(run, expr, shapes, dtype, target, shapes_to_run, 0, max_autotune, real_device)
         return planned.result(), checked.result()

@@ -22,15 +22,20 @@ def main(argv: list[str]) -> int:
     from ..lifecycle import die_with_parent
     die_with_parent()
     warnings.filterwarnings("ignore")
-    from . import fakes
-    fakes.install(settings["target"])
+    real_device = settings.get("real_device", False)     # a CUDA GPU here: Inductor plans for it, no fakes
+    if not real_device:
+        from . import fakes
+        fakes.install(settings["target"])
     import torch
     import torch._inductor.utils as inductor_utils
     from torch._subclasses.fake_tensor import FakeTensorMode
     names = list(settings["shapes"])
     dtype = getattr(torch, settings["torch_dtype"])
     candidates = None
-    if settings.get("max_autotune"):
+    if settings.get("max_autotune") and real_device:
+        import torch._inductor.config as inductor_config
+        inductor_config.max_autotune = True            # Inductor times its candidates on the GPU itself
+    elif settings.get("max_autotune"):
         from . import autotune
         element = torch.empty((), dtype=dtype).element_size()
         matrix = {torch.float16: "fp16", torch.bfloat16: "bf16"}.get(dtype)
@@ -81,8 +86,10 @@ def main(argv: list[str]) -> int:
     if running:
         from . import execute
         try:
-            answer["check"] = execute.check(wrapper, execute.placeholder_sources(graphs), real_fn, real_tensors,
-                                            settings.get("dtype", "fp32"))
+            answer["check"] = (execute.check_on_device(real_fn, real_tensors, settings.get("dtype", "fp32"))
+                               if real_device else
+                               execute.check(wrapper, execute.placeholder_sources(graphs), real_fn, real_tensors,
+                                             settings.get("dtype", "fp32")))
         except Exception as e:
             out.write_text(json.dumps({"error": f"running the plan failed: {type(e).__name__}: "
                                                 f"{(str(e).strip().splitlines() or [''])[0]}", "bad_input": False}))

@@ -9,7 +9,8 @@ GPU's autotuner might pick, the wrapper runs once per config index (a kernel wit
 its last). The wrapper's inputs are matched to the user's tensors through the sources Dynamo recorded
 for its graph's placeholders (L['a'], L['self']._modules['fc']._parameters['weight']).
 
-The reference is eager PyTorch in fp64 on the same (rounded) inputs; the tolerance is the project's
+On a machine with a CUDA GPU (check_on_device) nothing is stood in: torch.compile runs the function
+on the device. The reference is eager PyTorch in fp64 on the same (rounded) inputs; the tolerance is the project's
 (run/tolerances.py), its atol scaled by the longest input dimension: the longest reduction a GEMM or
 a row or column reduction makes. A sum over a whole tensor reduces more; its relative error stays
 within rtol. PLAYGROUND_FUSE_MUTATE="OLD=>NEW" edits every generated kernel's source before it runs,
@@ -87,36 +88,60 @@ class LoadedWrapper:
             return list(self.namespace["call"](list(inputs)))
 
 
-def check(wrapper: str, sources: list[str], fn, tensors: list, dtype_name: str) -> dict:
-    """Run the plan once per config index and compare each run's outputs with eager fp64."""
+def _expected(fn, tensors: list) -> list:
+    """Eager PyTorch in fp64 on the CPU, from the same (rounded) inputs."""
     import torch
-
-    from ..run import compare, tolerances
-    from .plan import short_dtype
-    scope = {"L": bind_locals(fn, tensors)}
-    inputs = [eval(s, {}, scope) for s in sources]             # noqa: S307 (Dynamo's own source names)
-    inputs = [t.detach() if isinstance(t, torch.Tensor) else t for t in inputs]
     reference_fn = copy.deepcopy(fn).double() if isinstance(fn, torch.nn.Module) else fn
     with torch.no_grad():
         expected = reference_fn(*[t.double() if t.is_floating_point() else t for t in tensors])
-    expected = list(expected) if isinstance(expected, (tuple, list)) else [expected]
-    longest = max((max(t.shape, default=1) for t in tensors), default=1)
+    return list(expected) if isinstance(expected, (tuple, list)) else [expected]
+
+
+def _compare_outputs(got: list, expected: list, dtype_name: str, longest: int) -> list[dict]:
+    from ..run import compare, tolerances
+    from .plan import short_dtype
+    outputs = []
+    for n, (g, e) in enumerate(zip(got, expected)):
+        out_dtype = short_dtype(str(g.dtype).removeprefix("torch."))
+        tol = tolerances.for_output("fuse", out_dtype if out_dtype in tolerances.TABLE else dtype_name, longest)
+        result = compare.compare(f"output {n}", g.cpu(), e, out_dtype, tol)
+        outputs.append({"name": result.name, "shape": list(result.shape), "dtype": out_dtype, "ok": result.ok,
+                        "max_abs": result.max_abs, "mismatches": result.mismatches, "total": result.total,
+                        "atol": result.atol, "rtol": result.rtol, "problems": result.problems})
+    if len(got) != len(expected):
+        outputs.append({"name": "outputs", "shape": [], "dtype": "", "ok": False, "max_abs": None,
+                        "mismatches": abs(len(got) - len(expected)), "total": len(expected), "atol": 0,
+                        "rtol": 0, "problems": [f"the plan returned {len(got)} outputs, eager {len(expected)}"]})
+    return outputs
+
+
+def _longest(tensors: list) -> int:
+    return max((max(t.shape, default=1) for t in tensors), default=1)
+
+
+def check(wrapper: str, sources: list[str], fn, tensors: list, dtype_name: str) -> dict:
+    """Run the plan once per config index and compare each run's outputs with eager fp64."""
+    import torch
+    scope = {"L": bind_locals(fn, tensors)}
+    inputs = [eval(s, {}, scope) for s in sources]             # noqa: S307 (Dynamo's own source names)
+    inputs = [t.detach() if isinstance(t, torch.Tensor) else t for t in inputs]
+    expected = _expected(fn, tensors)
     loaded = LoadedWrapper(wrapper)
-    runs = []
-    for index in range(loaded.config_indices):
-        got = loaded.call(inputs, index)
-        outputs = []
-        for n, (g, e) in enumerate(zip(got, expected)):
-            out_dtype = short_dtype(str(g.dtype).removeprefix("torch."))
-            tol = tolerances.for_output("fuse", out_dtype if out_dtype in tolerances.TABLE else dtype_name, longest)
-            result = compare.compare(f"output {n}", g, e, out_dtype, tol)
-            outputs.append({"name": result.name, "shape": list(result.shape), "dtype": out_dtype, "ok": result.ok,
-                            "max_abs": result.max_abs, "mismatches": result.mismatches, "total": result.total,
-                            "atol": result.atol, "rtol": result.rtol, "problems": result.problems})
-        if len(got) != len(expected):
-            outputs.append({"name": "outputs", "shape": [], "dtype": "", "ok": False, "max_abs": None,
-                            "mismatches": abs(len(got) - len(expected)), "total": len(expected), "atol": 0,
-                            "rtol": 0, "problems": [f"the plan returned {len(got)} outputs, eager {len(expected)}"]})
-        runs.append({"config_index": index, "outputs": outputs})
+    runs = [{"config_index": index, "outputs": _compare_outputs(loaded.call(inputs, index), expected, dtype_name,
+                                                                _longest(tensors))}
+            for index in range(loaded.config_indices)]
     return {"runs": runs, "configs_per_kernel": {name: len(c) for name, c in loaded.configs.items()},
             "inputs": len(inputs)}
+
+
+def check_on_device(fn, tensors: list, dtype_name: str) -> dict:
+    """On a machine with a CUDA GPU: the function compiled by torch.compile, run once on the device (its
+    autotuner picking among the configs, as in use), against eager fp64 on the CPU."""
+    import torch
+    device_fn = copy.deepcopy(fn).cuda() if isinstance(fn, torch.nn.Module) else fn
+    with torch.no_grad():
+        got = torch.compile(device_fn)(*[t.cuda() for t in tensors])
+    got = list(got) if isinstance(got, (tuple, list)) else [got]
+    return {"runs": [{"config_index": 0, "outputs": _compare_outputs(got, _expected(fn, tensors), dtype_name,
+                                                                     _longest(tensors))}],
+            "configs_per_kernel": {}, "inputs": len(tensors), "device": torch.cuda.get_device_name()}

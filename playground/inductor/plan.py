@@ -122,6 +122,12 @@ def check_torch(version: str | None = None) -> str:
     return version
 
 
+def real_device_for(target: str | None) -> bool:
+    """Whether `fuse` plans for this machine's own GPU, with no fakes: no target or `native` was asked for
+    and a CUDA GPU is here (targets.native). Any named target is planned for on the stand-in device."""
+    return target in (None, "native") and targets.native() is not None and targets.native().is_nvidia
+
+
 def plannable_target(target: str):
     """The target, when this torch's Inductor can be asked to plan for it here; otherwise one clear line."""
     check_torch()
@@ -129,11 +135,12 @@ def plannable_target(target: str):
 
 
 def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: str = "sm_90",
-         max_autotune: bool = False) -> Plan:
-    """Ask Inductor, in a child process, what it would launch for `expr` on `target`."""
+         max_autotune: bool = False, real_device: bool = False) -> Plan:
+    """Ask Inductor, in a child process, what it would launch for `expr` on `target` (`real_device`: the
+    CUDA GPU of this machine, planned for with no fakes)."""
     tgt = plannable_target(target)
     answer = ask_child({"expr": expr, "shapes": shapes, "torch_dtype": dtypes.get(dtype).torch, "target": tgt.name,
-                        "max_autotune": max_autotune})
+                        "max_autotune": max_autotune, "real_device": real_device})
     from ..core import devices
     made = read(answer["wrapper"], expr, shapes, dtype, tgt, devices.get(tgt.name).name, answer["torch"])
     made.kernels_read = answer.get("kernels", {})

@@ -82,11 +82,15 @@ def format_check(c) -> list[str]:
     """`fuse --run`: what ran, where, and each output against eager PyTorch."""
     shapes = shapes_text(c.shapes)
     kernels = ", ".join(f"{name} ({n} config{'s' if n != 1 else ''})" for name, n in c.kernels.items()) or "none"
-    out = [f"run         Inductor's plan for {c.target} at {shapes}"
-           + {"scaled": " (scaled down for Triton's interpreter; --run-shape picks others)",
-              "given": " (--run-shape)"}.get(c.chosen, "")
-           + f", executed on the CPU: generated kernels in Triton's interpreter, {kernels}; library calls "
-             f"({', '.join(c.library_calls) or 'none'}) in PyTorch. Each config ran."]
+    if c.device:
+        out = [f"run         torch.compile on {c.device} at {shapes}: Inductor's own kernels and library calls, its "
+               f"autotuner picking among the configs."]
+    else:
+        out = [f"run         Inductor's plan for {c.target} at {shapes}"
+               + {"scaled": " (scaled down for Triton's interpreter; --run-shape picks others)",
+                  "given": " (--run-shape)"}.get(c.chosen, "")
+               + f", executed on the CPU: generated kernels in Triton's interpreter, {kernels}; library calls "
+                 f"({', '.join(c.library_calls) or 'none'}) in PyTorch. Each config ran."]
     for r in c.runs:
         for o in r["outputs"]:
             where = f"config {r['config_index'] + 1}: " if len(c.runs) > 1 else ""
