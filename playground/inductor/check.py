@@ -6,6 +6,8 @@ outputs are compared with eager PyTorch in fp64. Large shapes are scaled down fi
 interpreter runs a program at a time: every dimension over RUN_DIM becomes RUN_DIM, which keeps equal
 dimensions equal (a GEMM's inner sizes still agree). The plan at those shapes can differ from the
 plan at the shapes asked for (loop sizes, configs, a split), so the text names the kernels it ran.
+On a machine with a CUDA GPU (no --target), torch.compile runs the function on it at the shapes asked
+for, with nothing stood in (execute.check_on_device).
 """
 from __future__ import annotations
 
