@@ -260,8 +260,17 @@ def list_kernels(as_json):
 @click.option("--config", "config_index", default=None, metavar="N|list",
               help="Compile config N of the kernel's configs (an @triton.autotune kernel's own, or the spec's), "
                    "under any --meta; `list` prints them.")
+@click.option("--passes", "list_passes", is_flag=True,
+              help="List every MLIR pass of the pipeline for the target, in order, with the size of its change.")
+@click.option("--show-pass", default=None, metavar="N|NAME", help="With --passes: the IR diff one pass made "
+              "(NAME#2 for its second run).")
+@click.option("--find", "find_pattern", default=None, metavar="REGEX",
+              help="With --passes: the pass that first introduced REGEX, e.g. ttng.warp_group_dot; exit 1 if none.")
+@click.option("--html", "html_file", default=None, metavar="FILE",
+              help="Write one self-contained HTML page: the source and stages, lines linked by colour.")
 def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show, interleave, out_dir,
-            force, as_json, no_header, no_color, expect, config_index):
+            force, as_json, no_header, no_color, expect, config_index, list_passes, show_pass, find_pattern,
+            html_file):
     """Compile KERNEL (a name from `playground list`, or path.py[:name]) and print a stage.
 
     \b
@@ -270,8 +279,13 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     playground compile softmax --target gfx942 --show amdgcn
     playground compile gemm --show ttgir --interleave
     playground compile gemm --target sm_90 --expect 'sass:HGMMA >= 4' --expect 'spills == 0'
+    playground compile gemm --target sm_90 --passes --find ttng.warp_group_dot
+    playground compile gemm --target sm_90 --html gemm.html
     """
     from playground.core import stages as stage_table
+    if (show_pass or find_pattern) and not list_passes:
+        from playground.errors import UserError
+        raise UserError("--show-pass and --find read the pass list: add --passes")
     from playground.core.request import Request
     from playground.errors import KernelFailure
     from playground.figures import expectations
@@ -294,11 +308,44 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     for text in expect:                                   # and so does a malformed expectation
         expectations.parse(text, tuple(tgt.stages))
     c = _compile(request, timeout)
+    if list_passes:
+        return _show_passes(c, show_pass, find_pattern, as_json, timeout)
+    if html_file:
+        from playground.web import export
+        written = export.write_html(c, html_file, [s for s in stages if not stage_table.is_binary(s)], force)
+        click.echo(f"wrote {written}: open it in a browser (no server needed)", err=True)
+        return
     outcomes = expectations.check(c, expect)
     _show_compiled(c, stages, header_only, interleave, out_dir, force, as_json, no_header, no_color, outcomes)
     failed = expectations.failure_line(outcomes)
     if failed:                                            # a check that fails: exit 1
         raise KernelFailure(failed)
+
+
+def _show_passes(c, show_pass, find_pattern, as_json, timeout):
+    """compile --passes: the pass list, one pass's diff, or the pass that introduced a pattern."""
+    from playground import lifecycle
+    from playground.artefact import passes
+    from playground.errors import KernelFailure
+    log = lifecycle.run_blocking(lambda: passes.log(c), timeout=timeout, label="compiling with IR printing on")
+    shown = log.pick(show_pass) if show_pass else None
+    found = log.find(find_pattern) if find_pattern else None
+    if as_json:
+        data = {**log.as_dict(), **({"shown": {"number": shown.number, "diff": shown.diff()}} if shown else {}),
+                **({"found": found} if find_pattern else {})}
+        click.echo(report.to_json({**c.as_dict(), "passes": data}))
+    elif shown:
+        click.echo(f"// pass {shown.number} of {len(log.passes)}: {shown.argument} ({shown.name}, in {shown.pipeline})"
+                   + (f" {{{shown.options}}}" if shown.options else "") + f"; +{shown.added} -{shown.removed} lines")
+        click.echo(shown.diff() if shown.changed else "(no change)\n", nl=False)
+    elif found is None:
+        click.echo("\n".join(passes.text_lines(log)))
+    if found is not None and not found["lines"]:
+        raise KernelFailure(passes.found_line(log, found))
+    if found is not None and not as_json:
+        click.echo(passes.found_line(log, found))
+        for line in found["lines"]:
+            click.echo(f"    {line}")
 
 
 def _config_meta(spec, index: str) -> tuple[str, int | None, int | None]:
@@ -369,6 +416,48 @@ def _stages(show: str, target) -> list[str]:
         if name not in target.stages:
             raise UserError(f"stage '{name}' does not exist for {target.name}; it has: {', '.join(target.stages)}")
     return names
+
+
+@main.command("serve")
+@click.argument("kernel", default="gemm", required=False)
+@click.option("--target", "-t", default="native", show_default=True, help=TARGET_HELP)
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; anything but 127.0.0.1 lets other machines run code here (warned).")
+@click.option("--port", default=0, type=int, help="Port to listen on; 0 (the default) picks a free one.")
+def serve(kernel, target, host, port):
+    """Open KERNEL (a name, path.py[:name], or a `run --trace` file) in the explorer: a local web page with
+    the source beside any stage, lines linked by colour, recompiled as you edit.
+
+    \b
+    playground serve gemm                      # then open the URL it prints
+    playground serve ./my_kernels.py:my_kernel --target sm_80
+    playground serve trace.json                # a `playground run --trace` file: its launches
+    """
+    import secrets
+
+    from playground.web import server
+    from playground.web.workspace import Workspace
+    try:
+        import uvicorn
+    except ImportError:
+        from playground.errors import UserError
+        raise UserError("serve needs uvicorn and starlette: pip install -e .") from None
+    workspace = blocking(f"opening {kernel}", None, lambda: Workspace(kernel, target))
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        _warn(f"--host {host}: the page runs Python in this process; anyone who can reach {host} and has "
+              f"the URL's token can run code as you")
+    port = port or server.free_port(host)
+    token = secrets.token_urlsafe(24)
+    app = server.create_app(workspace, token, server.hosts_for(host, port))
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    click.echo(f"playground explorer for {workspace.ref} on {workspace.default_target}:", err=True)
+    click.echo(f"http://{shown}:{port}/?token={token}")
+    click.echo("(Ctrl-C stops it; edits compile from a scratch copy, Save writes your file)", err=True)
+    try:
+        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
+                                      timeout_graceful_shutdown=2)).run()
+    finally:
+        workspace.close()
 
 
 @main.command("diff")

@@ -69,6 +69,14 @@ def interleave(stage: str, text: str, kernel_file: str, first_line: int, last_li
     return ordered + [g for g in (ending, unplaced) if g.stage_lines]
 
 
+def mapped_lines(stage: str, text: str, kernel_file: str, ptx: str | None = None) -> list[tuple[str, int | None]]:
+    """Each line of the stage as `locate` reads it (location records removed), with the Python line
+    it belongs to by the same attribution `interleave` uses, or None. The web page colours by this."""
+    located = locate(stage, text, ptx)
+    recorded_as = _recorded_path(located, kernel_file)
+    return [(stage_line, attribute(frames, recorded_as) if frames else None) for stage_line, frames in located]
+
+
 END_OF_KERNEL = "# the kernel's end: its return, filed under the def line"
 
 

@@ -1,0 +1,261 @@
+"""Pass by pass: what every MLIR pass of Triton's pipeline did to one compile's IR.
+
+Triton's pass managers print the module before each pass when MLIR_ENABLE_DUMP is set (its
+`pm.enable_debug()`). A child process (passes_child.py) compiles the Request again with that on,
+in a Triton cache of its own (a cache hit runs no pass, and the variable is part of Triton's cache
+key), and files each dump under the stage function that ran it (make_ttir, make_ttgir, make_llir
+on NVIDIA; AMD's have the same names). The module "after" a pass is the dump before the next one,
+or, for a pipeline's last pass, the module as the pipeline left it.
+
+What is not here: the software pipeliner's internal steps (printed without layout aliases, so a
+diff against them is noise), and LLVM's own optimisation passes after the MLIR is translated to
+LLVM IR (Triton does not print those; `--show llir` is their result).
+
+Texts are compared as `diff` compares stages (compare/diff.normalise): locations dropped, value
+numbers shown as #, so renumbering alone is no change. The child's TTGIR must equal the
+Request's own, or the log is refused: it is the JIT's compile, seen from inside.
+"""
+from __future__ import annotations
+
+import difflib
+import gzip
+import json
+import os
+import re
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from ..errors import UserError
+from . import passes_child
+
+# "Before NAME: ARG{OPTIONS} (SCOPE)" since MLIR 20 (Triton 3.9); "Before NAME (ARG) (SCOPE)" before it (3.6)
+_HEADER = re.compile(r"^// -----// IR Dump Before (\S+?)(?:: ([\w.-]+)(\{.*\})?| \(([\w.-]+)\)) \((.*)\) //----- //\s*$")
+_INTERNAL = re.compile(r"^// -----// .*IR Dump")
+FORMAT = 2    # of the cached log; bump when the parse changes
+
+
+@dataclass
+class Pass:
+    number: int         # 1-based, in the order the passes ran
+    pipeline: str       # Triton's stage function that ran it: make_ttir, make_ttgir, make_llir
+    name: str           # the pass's class: TritonGPUAccelerateMatmul
+    argument: str       # its command-line name: tritongpu-accelerate-matmul
+    options: str        # its options as MLIR prints them, or ""
+    scope: str          # what it ran on: 'builtin.module' operation, a function
+    before: str         # normalised module text
+    after: str
+
+    @cached_property
+    def _counts(self) -> tuple[int, int]:
+        added = removed = 0
+        for line in difflib.unified_diff(self.before.splitlines(), self.after.splitlines(), lineterm="", n=0):
+            if line.startswith("+") and not line.startswith("+++"):
+                added += 1
+            elif line.startswith("-") and not line.startswith("---"):
+                removed += 1
+        return added, removed
+
+    @property
+    def added(self) -> int:
+        return self._counts[0]
+
+    @property
+    def removed(self) -> int:
+        return self._counts[1]
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+    def diff(self, context: int = 3) -> str:
+        lines = difflib.unified_diff(self.before.splitlines(), self.after.splitlines(),
+                                     f"before {self.argument}", f"after {self.argument}", lineterm="", n=context)
+        return "\n".join(lines) + "\n"
+
+    def summary(self) -> dict:
+        return {"number": self.number, "pipeline": self.pipeline, "name": self.name, "argument": self.argument,
+                "options": self.options, "scope": self.scope, "added": self.added, "removed": self.removed,
+                "lines_after": len(self.after.splitlines())}
+
+
+@dataclass
+class PassLog:
+    kernel: str
+    target: str
+    passes: list[Pass]
+
+    def pick(self, which: str) -> Pass:
+        """A pass by its number, or by name or argument (the first that ran; `NAME#2` for the second)."""
+        if which.isdigit():
+            n = int(which)
+            if not 1 <= n <= len(self.passes):
+                raise UserError(f"--show-pass {which}: passes are numbered 1..{len(self.passes)}")
+            return self.passes[n - 1]
+        name, _, nth = which.partition("#")
+        matches = [p for p in self.passes if name.lower() in (p.name.lower(), p.argument.lower())]
+        if not matches:
+            import difflib as dl
+            close = dl.get_close_matches(name, sorted({p.argument for p in self.passes} | {p.name for p in self.passes}), 3)
+            raise UserError(f"--show-pass {which}: no such pass in this pipeline"
+                            + (f"; did you mean {', '.join(close)}?" if close else "; see the list with --passes"))
+        index = int(nth) if nth.isdigit() else 1
+        if not 1 <= index <= len(matches):
+            raise UserError(f"--show-pass {which}: {name} ran {len(matches)} times")
+        return matches[index - 1]
+
+    def find(self, pattern: str) -> dict:
+        """The first pass whose output matches `pattern` (a regular expression) where its input did not:
+        {"pattern", "number", "argument", "lines"}; number None with lines when the frontend's IR
+        already has it, and lines empty when nothing ever does."""
+        try:
+            regex = re.compile(pattern)
+        except re.error as e:
+            raise UserError(f"--find {pattern!r}: not a regular expression: {e}") from None
+        found = {"pattern": pattern, "number": None, "argument": None, "lines": []}
+        if self.passes and regex.search(self.passes[0].before):
+            found["lines"] = _matching(self.passes[0].before, regex)
+            return found
+        for p in self.passes:
+            if regex.search(p.after) and not regex.search(p.before):
+                return {**found, "number": p.number, "argument": p.argument, "lines": _matching(p.after, regex)}
+        return found
+
+    def as_dict(self) -> dict:
+        return {"kernel": self.kernel, "target": self.target, "passes": [p.summary() for p in self.passes]}
+
+
+def _matching(text: str, regex) -> list[str]:
+    """The distinct lines of `text` that match, in order, at most 10."""
+    return list(dict.fromkeys(line.strip() for line in text.splitlines() if regex.search(line)))[:10]
+
+
+def log(compiled, timeout: float | None = None) -> PassLog:
+    """Every pass of the pipeline that built `compiled`, read from the cache when it was read before."""
+    cached = _cache_file(compiled)
+    try:
+        with gzip.open(cached, "rt") as f:
+            data = json.load(f)
+        if data.get("format") == FORMAT:
+            return _from_data(compiled, data)
+    except (OSError, ValueError, EOFError):
+        pass
+    data = _dump(compiled, timeout)
+    data["format"] = FORMAT
+    try:
+        tmp = cached.with_suffix(f".tmp{os.getpid()}")
+        with gzip.open(tmp, "wt") as f:
+            json.dump(data, f)
+        os.replace(tmp, cached)
+    except OSError:
+        pass     # a read-only cache: the log is still right, only not kept
+    return _from_data(compiled, data)
+
+
+def _cache_file(compiled) -> Path:
+    return compiled.cache_dir() / f"playground-passes-{compiled.hash[:16]}.json.gz"
+
+
+def _from_data(compiled, data: dict) -> PassLog:
+    passes = []
+    for record in data["passes"]:
+        passes.append(Pass(len(passes) + 1, record["pipeline"], record["name"], record["argument"],
+                           record["options"], record["scope"], record["before"], record["after"]))
+    return PassLog(compiled.spec.name, compiled.target.name, passes)
+
+
+def _dump(compiled, timeout: float | None) -> dict:
+    """Run the child and read its stderr into passes: {"passes": [record, ...]}."""
+    import subprocess
+    import tempfile
+
+    from .. import lifecycle
+    with tempfile.TemporaryDirectory(prefix="playground-passes-") as tmp:
+        err_path = os.path.join(tmp, "dump.txt")
+        env = lifecycle.child_env(TRITON_CACHE_DIR=os.path.join(tmp, "cache"), MLIR_ENABLE_DUMP="1",
+                                  MLIR_DUMP_PATH=None, TRITON_INTERPRET=None)
+        with open(err_path, "w") as err:
+            code, answer, _ = lifecycle.run_child("playground.artefact.passes_child",
+                                                  {"request": compiled.request.ref()}, env=env, stderr=err,
+                                                  stdout=subprocess.DEVNULL)
+        text = Path(err_path).read_text(errors="replace")
+    if code != 0 or answer is None:
+        tail = text.strip().splitlines()[-1:] or ["no output"]
+        raise UserError(f"--passes: the compile with MLIR's IR printing failed: {tail[0]}")
+    if answer["ttgir"] != compiled.stage("ttgir"):
+        raise UserError("--passes: the compile with IR printing on built a different TTGIR from this request's; "
+                        "its passes would not be this kernel's")
+    records = parse(text, answer["finals"])
+    if not records:
+        raise UserError("--passes: Triton printed no pass (MLIR_ENABLE_DUMP had no effect on this Triton build)")
+    return {"passes": records}
+
+
+def parse(text: str, finals: dict[str, str]) -> list[dict]:
+    """The dumps in the child's stderr as records with normalised before and after texts."""
+    from ..compare.diff import normalise
+    pipelines: list[tuple[str, list[dict]]] = []
+    current: dict | None = None
+    body: list[str] = []
+
+    def close():
+        nonlocal current
+        if current is not None and current is not _SKIP:
+            current["before"] = normalise("\n".join(body), "ttgir")
+            pipelines[-1][1].append(current)
+        current = None
+        body.clear()
+
+    for line in text.splitlines():
+        if line.startswith(passes_child.BEGIN):
+            close()
+            pipelines.append((line[len(passes_child.BEGIN):], []))
+        elif line.startswith(passes_child.END):
+            close()
+        elif m := _HEADER.match(line):
+            close()
+            if pipelines:
+                current = {"pipeline": pipelines[-1][0], "name": m.group(1), "argument": m.group(2) or m.group(4),
+                           "options": (m.group(3) or "").strip("{} "), "scope": m.group(5)}
+        elif _INTERNAL.match(line):
+            close()
+            current = _SKIP           # the pipeliner's internal steps: not a pass, printed differently
+        elif current is not None:
+            body.append(line)
+    close()
+    records = []
+    for pipeline, dumps in pipelines:
+        final = normalise(finals.get(pipeline, ""), "ttgir")
+        for i, record in enumerate(dumps):
+            record["after"] = dumps[i + 1]["before"] if i + 1 < len(dumps) else final
+            records.append(record)
+    return records
+
+
+_SKIP: dict = {}
+
+
+def text_lines(log: PassLog) -> list[str]:
+    """The pass list: each pass, its pipeline and the size of its change."""
+    from ..report.report import table
+    by_pipeline: dict[str, int] = {}
+    for p in log.passes:
+        by_pipeline[p.pipeline] = by_pipeline.get(p.pipeline, 0) + 1
+    changed = sum(p.changed for p in log.passes)
+    head = [f"{len(log.passes)} MLIR passes for {log.kernel} on {log.target}, {changed} of which changed the IR: "
+            + ", ".join(f"{k} {v}" for k, v in by_pipeline.items()),
+            "(compared with locations dropped and value numbers shown as #; LLVM's own passes after "
+            "translation are not MLIR passes: see --show llir)", ""]
+    rows = [[str(p.number), p.pipeline, p.argument, f"+{p.added}" if p.changed else "", 
+             f"-{p.removed}" if p.changed else "", str(len(p.after.splitlines()))] for p in log.passes]
+    foot = ["", "--show-pass N|NAME prints one pass's diff; --find PATTERN names the pass that introduced it"]
+    return head + table(["#", "pipeline", "pass", "added", "removed", "lines after"], rows, align="rllrrr") + foot
+
+
+def found_line(log: PassLog, found: dict) -> str:
+    if found["number"] is not None:
+        p = log.passes[found["number"] - 1]
+        return f"{found['pattern']!r} first appears after pass {p.number}, {p.argument} ({p.name}, in {p.pipeline})"
+    if found["lines"]:
+        return f"{found['pattern']!r} is in the IR before the first pass: the frontend's TTIR already has it"
+    return f"{found['pattern']!r} appears in no pass's output for {log.kernel} on {log.target}"

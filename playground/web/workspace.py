@@ -1,0 +1,188 @@
+"""The kernel a `playground serve` page works on: the user's file, opened and never written but by save.
+
+An edit is compiled from a scratch copy (a fresh folder per text, named after its hash, the file's
+own name kept so Triton's locations read as the user's file); the user's file is written only by
+`save`, and only when it has not changed on disk since it was opened (or last saved). Everything
+else the page asks for is the library's: a Request, `request.compile()`, `view.view`, `passes.log`,
+`compare.diff.figures`. One lock serialises compiles: Triton's JIT state is process-wide.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+
+from ..core import params, registry, targets
+from ..core.request import Request
+from ..errors import KernelFailure, UserError
+from . import view
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+class Workspace:
+    def __init__(self, ref: str, target: str | None = None):
+        self.lock = threading.RLock()
+        self.scratch = Path(tempfile.mkdtemp(prefix="playground-serve-"))
+        self.trace_path: str | None = None
+        self.default_target = targets.resolve(target or "native").name
+        if ref.endswith(".json") and "#" not in ref:      # a trace: its launches, the first variant opened
+            from ..virtual import launches
+            trace = launches.load_trace(ref)
+            self.trace_path = ref
+            self.trace = trace
+            first = next((v["id"] for v in trace["variants"] if v.get("source")), None)
+            if first is None:
+                raise UserError(f"{ref}: no variant of this trace can be reopened")
+            ref = f"{ref}#{first}"
+            self.default_target = trace.get("target", self.default_target)
+        self.open(ref)
+
+    def close(self) -> None:
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    # --- what is open --------------------------------------------------------------------------
+    def open(self, ref: str) -> None:
+        with self.lock:
+            spec = registry.load(ref, self.default_target)
+            if registry.trace_target(ref):
+                self.default_target = registry.trace_target(ref)
+            self.ref = ref
+            self.name = spec.name
+            self.editable = not spec.loaded_from          # a trace's or a plan's kernel: read, not edited
+            self.file = Path(spec.kernel.fn.__code__.co_filename).resolve()
+            self.opened = self.file.read_bytes()
+            self.digest = _digest(self.opened)
+
+    def state(self) -> dict:
+        return {"ref": self.ref, "kernel": self.name, "file": str(self.file), "editable": self.editable,
+                "source": self.opened.decode("utf-8", errors="replace"), "target": self.default_target,
+                "targets": list(targets.TARGETS), "trace": self.launches() if self.trace_path else None}
+
+    def launches(self) -> list[dict]:
+        rows = []
+        for v in self.trace["variants"]:
+            rows.append({"id": v["id"], "kernel": v["kernel"], "where": f"{Path(v['file']).name}:{v['line']}",
+                         "launches": v.get("launches", 0), "num_warps": v.get("num_warps"),
+                         "num_stages": v.get("num_stages"), "registers": v.get("registers"),
+                         "occupancy": v.get("occupancy"), "specialised": v.get("specialised", []),
+                         "ref": f"{self.trace_path}#{v['id']}" if v.get("source") else None,
+                         "note": v.get("rebuild", "")})
+        return rows
+
+    # --- compiling -----------------------------------------------------------------------------
+    def request(self, settings: dict) -> Request:
+        """A Request from the page's controls and, when edited, its source."""
+        source = settings.get("source")
+        kernel = self.ref
+        if source is not None and self.editable and source.encode() != self.opened:
+            kernel = f"{self._scratch_copy(source)}:{self.name}"
+        meta = params.parse_assignments(_items(settings.get("meta")), "meta", strings=True) or None
+        shape = params.parse_assignments(_items(settings.get("shape")), "shape") or None
+        return Request.of(kernel, settings.get("target") or self.default_target, meta,
+                          _int(settings.get("num_warps"), "num_warps"), _int(settings.get("num_stages"), "num_stages"),
+                          shape, settings.get("dtype") or None)
+
+    def compile(self, settings: dict) -> dict:
+        """The page's data for these settings, or {"error", "line"} for what Triton or Python said."""
+        with self.lock:
+            try:
+                c = self.request(settings).compile()
+                stages = [s for s in settings.get("stages") or [] if s in view.pane_stages(c.target)] or None
+                return view.view(c, stages, source=settings.get("source"), display_file=str(self.file))
+            except (UserError, KernelFailure) as e:
+                return self.error(e)
+
+    def error(self, e: Exception) -> dict:
+        """What the page shows for a failed compile: the message, naming the user's file rather than the
+        scratch copy, and the line it points at."""
+        message = re.sub(re.escape(str(self.scratch)) + r"/[0-9a-f]{16}/", str(self.file.parent) + "/", str(e))
+        return {"error": message, "line": error_line(e, self.file.name)}
+
+    def passes(self, settings: dict, number: int | None = None, find: str | None = None) -> dict:
+        from ..artefact import passes
+        with self.lock:
+            try:
+                log = passes.log(self.request(settings).compile())
+                out = log.as_dict()
+                if number is not None:
+                    shown = log.pick(str(number))
+                    out["shown"] = {"number": shown.number, "diff": shown.diff()}
+                if find:
+                    out["found"] = log.find(find)
+                return out
+            except (UserError, KernelFailure) as e:
+                return self.error(e)
+
+    def diff(self, a: dict, b: dict, stage: str) -> dict:
+        from ..compare import diff
+        with self.lock:
+            try:
+                ca, cb = self.request(a).compile(), self.request(b).compile()
+            except (UserError, KernelFailure) as e:
+                return self.error(e)
+            sides = []
+            for c in (ca, cb):
+                shown = stage if stage in view.pane_stages(c.target) else view.FIRST_PANES[c.target.backend][0]
+                sides.append({"target": c.target.name, "stage": shown, "figures": view.figures(c),
+                              "lines": view.stage_lines(c, shown)})
+            (res_a, mix_a), (res_b, mix_b) = diff.figures(ca, stage), diff.figures(cb, stage)
+            rows = []
+            for name in list(dict.fromkeys([*res_a, *res_b, *mix_a, *mix_b])):
+                va, vb = {**res_a, **mix_a}.get(name), {**res_b, **mix_b}.get(name)
+                rows.append({"name": name, "a": diff.show(name, va), "b": diff.show(name, vb), "changed": va != vb})
+            return {"a": sides[0], "b": sides[1], "figures": rows}
+
+    def save(self, source: str) -> dict:
+        """Write the editor's text to the user's file, unless the file changed on disk since it was read."""
+        with self.lock:
+            if not self.editable:
+                raise UserError(f"{self.ref} is not a file of yours: nothing to save")
+            try:
+                current = self.file.read_bytes()
+            except OSError as e:
+                raise UserError(f"cannot read {self.file}: {e.strerror}") from None
+            if _digest(current) != self.digest:
+                raise UserError(f"{self.file} changed on disk since it was opened; not saved (reload to see it)")
+            from ..files import write_atomically
+            write_atomically(self.file, source)
+            self.opened = source.encode()
+            self.digest = _digest(self.opened)
+            return {"saved": str(self.file), "bytes": len(self.opened)}
+
+    def _scratch_copy(self, source: str) -> Path:
+        folder = self.scratch / _digest(source.encode())[:16]
+        copy = folder / self.file.name
+        if not copy.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            copy.write_text(source)
+        return copy
+
+
+def error_line(error: BaseException, file_name: str) -> int | None:
+    """The line of the user's file an error points at: a SyntaxError's, or `NAME.py:LINE` in the message."""
+    seen = error
+    while seen is not None:
+        if isinstance(seen, SyntaxError) and seen.lineno:
+            return seen.lineno
+        seen = seen.__cause__
+    m = re.search(re.escape(file_name) + r"(?:\", line |:)(\d+)", str(error))
+    return int(m.group(1)) if m else None
+
+
+def _items(text) -> tuple:
+    return tuple(part for part in [str(text or "").strip()] if part)
+
+
+def _int(value, name: str) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise UserError(f"{name}: expected a whole number, got {value!r}") from None
