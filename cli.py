@@ -303,6 +303,7 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype, _kernel_args())
     tgt = request.target
     header_only = bool(expect) and show is None
+    show_given = show is not None
     show = show or stage_table.default_for(tgt.backend)
     stages = [] if header_only else _stages(show, tgt)   # a stage the target lacks fails before compiling
     for text in expect:                                   # and so does a malformed expectation
@@ -312,7 +313,8 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
         return _show_passes(c, show_pass, find_pattern, as_json, timeout)
     if html_file:
         from playground.web import export
-        written = export.write_html(c, html_file, [s for s in stages if not stage_table.is_binary(s)], force)
+        chosen = [s for s in stages if not stage_table.is_binary(s) and s != "source"] if show_given else None
+        written = export.write_html(c, html_file, chosen, force)
         click.echo(f"wrote {written}: open it in a browser (no server needed)", err=True)
         return
     outcomes = expectations.check(c, expect)
@@ -446,18 +448,26 @@ def serve(kernel, target, host, port):
     if host not in ("127.0.0.1", "localhost", "::1"):
         _warn(f"--host {host}: the page runs Python in this process; anyone who can reach {host} and has "
               f"the URL's token can run code as you")
-    port = port or server.free_port(host)
+    listening = server.listen(host, port)       # bound before the URL is printed: it answers at once
+    port = listening.getsockname()[1]
     token = secrets.token_urlsafe(24)
     app = server.create_app(workspace, token, server.hosts_for(host, port))
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     click.echo(f"playground explorer for {workspace.ref} on {workspace.default_target}:", err=True)
     click.echo(f"http://{shown}:{port}/?token={token}")
     click.echo("(Ctrl-C stops it; edits compile from a scratch copy, Save writes your file)", err=True)
+    import signal
+    # uvicorn answers Ctrl-C and SIGTERM itself (a graceful stop, then a second one forces it) and
+    # re-raises the signal when done: quiet handlers meanwhile, so that ending it is not an error.
+    previous = {s: signal.signal(s, lambda *_: None) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning",
-                                      timeout_graceful_shutdown=2)).run()
+        uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
+                                      timeout_graceful_shutdown=2)).run(sockets=[listening])
     finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
         workspace.close()
+    click.echo("playground explorer stopped", err=True)
 
 
 @main.command("diff")

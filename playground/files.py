@@ -10,11 +10,20 @@ from pathlib import Path
 
 
 def write_atomically(path: str | Path, text: str) -> None:
+    """Write `text` to `path`. The file keeps its permissions when it existed; a new one gets what the
+    umask allows (mkstemp's private 0600 would otherwise hide an export from its readers)."""
     path = Path(path)
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name + ".tmp")
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -28,8 +28,21 @@ stage() {  # stage NAME COMMAND...: run it, remember how it ended
   if "$@"; then results+=("passed  $name"); else results+=("FAILED  $name (exit $?)"); failed=1; fi
 }
 
+# The explorer's browser tests drive Debian's chromium through its chromedriver (nothing downloads a
+# browser). Installed when missing and we may (root, apt); otherwise those tests skip and say why.
+install_chromium() {
+  if [[ -x /usr/bin/chromium && -x /usr/bin/chromedriver ]]; then return 0; fi
+  if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    echo "chromium and chromium-driver are not installed (needs root and apt): the browser tests will skip"
+    return 0
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null \
+    || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium chromium-driver >/dev/null; }
+}
+
 # torch is pinned to 2.13.0: its CPU build is what these machines carry (a plain `torch` would
 # pull a multi-GB CUDA build). Triton is pinned to the versions the suite covers.
+stage "install chromium and chromium-driver (the browser tests)" install_chromium
 stage "install .venv (triton 3.9, torch 2.13 CPU)" make_venv .venv torch==2.13.0 triton==3.9.0 -e ".[test]"
 stage "triton 3.9 (newest supported): the whole suite" .venv/bin/python -m pytest "$@"
 stage "install .venv-triton36 (triton 3.6, no torch)" make_venv .venv-triton36 triton==3.6.0 -e ".[compile-tests]"

@@ -111,6 +111,11 @@ class Compiled:
         from ..report import render
         return render.summary(self, stages)
 
+    def _repr_html_(self) -> str:
+        """In a notebook: the explorer's linked view of every stage (web/export.py), no server needed."""
+        from ..web import export
+        return export.notebook_html(self)
+
     def cache_dir(self) -> Path:
         """Triton's cache directory for this kernel: derived artefacts (SASS, resource usage) live beside it."""
         from triton.runtime.cache import get_cache_manager

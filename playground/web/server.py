@@ -6,7 +6,7 @@ Loading a kernel file executes Python, so the page is guarded as Jupyter guards 
   the page's script sends, or in the cookie set when the page is first opened with it;
 - a request from another origin, or naming another host (DNS rebinding), is refused with 403, and
   API calls must be JSON, which a cross-site form cannot send without a preflight;
-- text goes to the page as data, put in with textContent (view.py): nothing a kernel holds is markup;
+- text goes to the page as data, escaped by its script (view.py): nothing a kernel holds is markup;
 - the user's file is written only by `/api/save`, and only if it did not change on disk (workspace.py).
 """
 from __future__ import annotations
@@ -15,11 +15,11 @@ import hmac
 import secrets
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
-from starlette.concurrency import run_in_threadpool
 
 from ..errors import KernelFailure, UserError
 from . import page
@@ -45,10 +45,10 @@ class Guard:
 
     def refusal(self, request: Request) -> str | None:
         host = request.headers.get("host", "")
-        if host not in self.hosts:
+        if self.hosts is not ANY_HOST and host not in self.hosts:
             return f"host {host!r} is not this server's"
         origin = request.headers.get("origin")
-        if origin is not None and origin.removeprefix("http://") not in self.hosts:
+        if origin is not None and origin.removeprefix("http://") != host:
             return "a cross-origin request"
         if request.headers.get("sec-fetch-site") == "cross-site":
             return "a cross-site request"
@@ -100,7 +100,7 @@ def create_app(workspace: Workspace, token: str | None = None, hosts: set[str] |
         Route("/", index), Route("/api/state", state), Route("/api/compile", compile_, methods=["POST"]),
         Route("/api/passes", passes, methods=["POST"]), Route("/api/diff", diff, methods=["POST"]),
         Route("/api/save", save, methods=["POST"]), Route("/api/open", open_, methods=["POST"]),
-    ], middleware=[Middleware(Guard, token=token, hosts=hosts or {"testserver"})])
+    ], middleware=[Middleware(Guard, token=token, hosts=hosts if hosts is not None else {"testserver"})])
     app.state.token = token
     return app
 
@@ -113,13 +113,52 @@ async def _answer(fn, *args) -> Response:
         return JSONResponse({"error": str(e), "line": None}, status_code=400)
 
 
+ANY_HOST: set = set()
+
+
 def hosts_for(host: str, port: int) -> set[str]:
-    names = {host} | ({"127.0.0.1", "localhost"} if host in ("127.0.0.1", "localhost") else set())
+    """The Host headers to answer: this address and the loopback names; any, when listening on all
+    addresses (other machines name it as they like; the token still guards it)."""
+    if host in ("0.0.0.0", "::"):
+        return ANY_HOST
+    names = {host, "127.0.0.1", "localhost"}
     return {f"{name}:{port}" for name in names}
 
 
-def free_port(host: str) -> int:
+def listen(host: str, port: int):
+    """A listening socket on host:port (0: a free port), for uvicorn to serve on."""
     import socket
-    with socket.socket() as s:
-        s.bind((host, 0))
-        return s.getsockname()[1]
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise UserError(f"cannot listen on {host}:{port}: {e.strerror}") from None
+    sock.listen(64)
+    return sock
+
+
+class Background:
+    """The app on a free loopback port in a thread of this process: for tests and benchmarks, which
+    drive the page from a browser while they keep the workspace at hand."""
+
+    def __init__(self, workspace: Workspace, token: str = "background-token"):
+        import threading
+
+        import uvicorn
+        self.workspace = workspace
+        sock = listen("127.0.0.1", 0)
+        port = sock.getsockname()[1]
+        app = create_app(workspace, token, hosts_for("127.0.0.1", port))
+        self.url = f"http://127.0.0.1:{port}/?token={token}"
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        self.server.install_signal_handlers = lambda: None      # signals belong to the main thread
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [sock]}, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.workspace.close()

@@ -2,11 +2,14 @@
 and a notebook's `_repr_html_` all draw this same dict with the same script (static/explorer.js).
 
 Text travels as data, never as markup: each stage line is a list of (token class, text) pairs that
-the script puts into the page with `textContent`, so a `<script>` in a kernel's comment stays text.
+the script escapes into the page, so a `<script>` in a kernel's comment stays text. Each stage has a
+digest of its lines and map: a page that already shows it is told "same" instead of sent it again.
 The Python line of each stage line is `sourcemap.mapped_lines`, the attribution `--interleave` uses.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from functools import lru_cache
 
 from ..artefact import disasm, sourcemap
@@ -53,7 +56,9 @@ def stage_lines(c, stage: str, kernel_file: str | None = None) -> dict:
     ptx = c.stage("ptx") if stage == "sass" else None
     mapped = sourcemap.mapped_lines(stage, text, kernel_file, ptx)
     mapped = [(line.rstrip(), py) for line, py in mapped if line.strip()]
-    return {"lines": tokens(stage, [line for line, _ in mapped]), "map": [py for _, py in mapped]}
+    data = {"lines": tokens(stage, [line for line, _ in mapped]), "map": [py for _, py in mapped]}
+    data["digest"] = hashlib.sha1(json.dumps(data, separators=(",", ":")).encode()).hexdigest()[:16]
+    return data
 
 
 def tokens(stage: str, lines: list[str]) -> list[list[list[str]]]:
@@ -64,12 +69,17 @@ def tokens(stage: str, lines: list[str]) -> list[list[list[str]]]:
     if lexer is None:
         return [[["", line]] for line in lines]
     for ttype, value in lexer.get_tokens("\n".join(lines) + "\n"):
-        parts = value.split("\n")
-        for i, part in enumerate(parts):
+        cls = _short_class(ttype)
+        cls = "" if cls == "w" else cls          # whitespace needs no span: fewer bytes, fewer nodes
+        for i, part in enumerate(value.split("\n")):
             if i:
                 out.append([])
-            if part:
-                out[-1].append([_short_class(ttype), part])
+            if not part:
+                continue
+            if out[-1] and out[-1][-1][0] == cls:     # a run of one class is one span
+                out[-1][-1][1] += part
+            else:
+                out[-1].append([cls, part])
     return out[:len(lines)]
 
 

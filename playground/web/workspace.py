@@ -94,7 +94,12 @@ class Workspace:
             try:
                 c = self.request(settings).compile()
                 stages = [s for s in settings.get("stages") or [] if s in view.pane_stages(c.target)] or None
-                return view.view(c, stages, source=settings.get("source"), display_file=str(self.file))
+                data = view.view(c, stages, source=settings.get("source"), display_file=str(self.file))
+                have = settings.get("have") or {}
+                for stage, lines in data["stages"].items():
+                    if have.get(stage) == lines["digest"]:      # the page shows these lines already
+                        data["stages"][stage] = {"digest": lines["digest"], "same": True}
+                return data
             except (UserError, KernelFailure) as e:
                 return self.error(e)
 
@@ -126,12 +131,13 @@ class Workspace:
                 ca, cb = self.request(a).compile(), self.request(b).compile()
             except (UserError, KernelFailure) as e:
                 return self.error(e)
-            sides = []
+            sides, figures = [], []
             for c in (ca, cb):
                 shown = stage if stage in view.pane_stages(c.target) else view.FIRST_PANES[c.target.backend][0]
                 sides.append({"target": c.target.name, "stage": shown, "figures": view.figures(c),
                               "lines": view.stage_lines(c, shown)})
-            (res_a, mix_a), (res_b, mix_b) = diff.figures(ca, stage), diff.figures(cb, stage)
+                figures.append(diff.figures(c, shown))
+            (res_a, mix_a), (res_b, mix_b) = figures
             rows = []
             for name in list(dict.fromkeys([*res_a, *res_b, *mix_a, *mix_b])):
                 va, vb = {**res_a, **mix_a}.get(name), {**res_b, **mix_b}.get(name)

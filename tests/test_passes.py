@@ -1,0 +1,103 @@
+"""`compile --passes`: every MLIR pass of Triton's pipeline, its diff, and the pass that introduced a pattern."""
+import json
+
+import pytest
+from conftest import outcome, run
+
+from playground.artefact import passes
+from playground.errors import UserError
+
+pytestmark = pytest.mark.compile   # the compile path alone: CI runs it on the oldest Triton too
+
+
+@pytest.fixture(scope="module")
+def gemm_log(gemm_sm90):
+    return passes.log(gemm_sm90)
+
+
+def test_the_pass_list_is_triton_pipeline_in_order(gemm_log):
+    names = [p.argument for p in gemm_log.passes]
+    # make_ttir starts with the inliner; TTGIR begins with the conversion; LLVM dialect comes last
+    assert names[0] == "inline" and gemm_log.passes[0].pipeline == "make_ttir"
+    assert names.index("convert-triton-to-tritongpu") < names.index("tritongpu-accelerate-matmul") \
+        < names.index("tritongpu-pipeline") < names.index("convert-triton-gpu-to-llvm")
+    assert [p.number for p in gemm_log.passes] == list(range(1, len(names) + 1))
+    assert {p.pipeline for p in gemm_log.passes} == {"make_ttir", "make_ttgir", "make_llir"}
+    # each pass's output is the next one's input within a pipeline: one chain of module texts
+    for before, after in zip(gemm_log.passes, gemm_log.passes[1:]):
+        if before.pipeline == after.pipeline:
+            assert before.after == after.before
+
+
+def test_the_last_ttgir_pass_leaves_what_the_ttgir_stage_shows(gemm_sm90, gemm_log):
+    from playground.compare.diff import normalise
+    last = [p for p in gemm_log.passes if p.pipeline == "make_ttgir"][-1]
+    assert last.after == normalise(gemm_sm90.stage("ttgir"), "ttgir")
+
+
+def test_find_names_accelerate_matmul_for_wgmma_and_the_pipeliner_for_async_copies(gemm_log):
+    wgmma = gemm_log.find(r"ttng\.warp_group_dot")
+    assert wgmma["argument"] == "tritongpu-accelerate-matmul"
+    assert any("ttng.warp_group_dot" in line for line in wgmma["lines"])
+    assert gemm_log.find("async_copy_global_to_local")["argument"] == "tritongpu-pipeline"
+    # tt.dot is in the frontend's IR already; nothing ever makes a "no such op"
+    assert gemm_log.find(r"tt\.dot ")["number"] is None and gemm_log.find(r"tt\.dot ")["lines"]
+    assert gemm_log.find("no_such_op_anywhere") == {"pattern": "no_such_op_anywhere", "number": None,
+                                                   "argument": None, "lines": []}
+
+
+def test_a_pass_diff_shows_the_dot_becoming_a_warpgroup_dot(gemm_log):
+    p = gemm_log.pick("tritongpu-accelerate-matmul")
+    diff = p.diff()
+    assert diff.startswith("--- before tritongpu-accelerate-matmul\n+++ after tritongpu-accelerate-matmul")
+    assert any(line.startswith("-") and "tt.dot" in line for line in diff.splitlines())
+    assert any(line.startswith("+") and "ttng.warp_group_dot" in line for line in diff.splitlines())
+    assert p.added == sum(1 for l in diff.splitlines() if l.startswith("+") and not l.startswith("+++"))
+    assert gemm_log.pick(str(p.number)) is p
+    canon = [x for x in gemm_log.passes if x.argument == "canonicalize"]
+    assert gemm_log.pick("canonicalize#2") is canon[1]
+    with pytest.raises(UserError, match="did you mean tritongpu-pipeline"):
+        gemm_log.pick("tritongpu-pipelin")
+    with pytest.raises(UserError, match="numbered 1.."):
+        gemm_log.pick("9999")
+
+
+def test_the_cli_lists_finds_and_exits_1_when_no_pass_introduces_it(gemm_log):
+    code, out = run("compile", "gemm", "--target", "sm_90", "--passes")
+    assert code == 0
+    assert out.startswith(f"{len(gemm_log.passes)} MLIR passes for gemm on sm_90")
+    assert " tritongpu-accelerate-matmul " in out
+    code, out = run("compile", "gemm", "--target", "sm_90", "--passes", "--find", "ttng.warp_group_dot")
+    assert code == 0 and "first appears after pass" in out and "tritongpu-accelerate-matmul" in out
+    code, out, err = outcome("compile", "gemm", "--target", "sm_90", "--passes", "--find", "no_such_op")
+    assert code == 1 and err.strip() == "error: 'no_such_op' appears in no pass's output for gemm on sm_90"
+    code, out, err = outcome("compile", "gemm", "--target", "sm_90", "--find", "x")
+    assert code == 2 and "add --passes" in err
+
+
+def test_passes_json_has_the_list_and_the_shown_diff(gemm_log):
+    code, out = run("compile", "gemm", "--target", "sm_90", "--passes", "--show-pass", "tritongpu-pipeline", "--json")
+    data = json.loads(out)["passes"]
+    assert code == 0 and len(data["passes"]) == len(gemm_log.passes)
+    assert data["shown"]["number"] == gemm_log.pick("tritongpu-pipeline").number
+    assert "async_copy_global_to_local" in data["shown"]["diff"]
+
+
+def test_parse_files_dumps_under_their_pipeline_and_skips_the_pipeliner_internals():
+    from playground.artefact.passes_child import BEGIN, END
+    text = "\n".join([
+        BEGIN + "make_ttir",
+        "// -----// IR Dump Before CSEPass: cse ('builtin.module' operation) //----- //",
+        "module {", "  %0 = arith.constant 1 : i32 loc(#loc1)", "}",
+        "// -----// IR Dump Before Inliner (inline) ('builtin.module' operation) //----- //",   # Triton 3.6's form
+        "module {", "}",
+        "// -----// SoftwarePipeliner internal IR Dump After: LowerLoops",
+        "module { not a pass }",
+        END + "make_ttir",
+    ])
+    records = passes.parse(text, {"make_ttir": "module {\n}"})
+    assert [(r["name"], r["argument"], r["pipeline"]) for r in records] == [
+        ("CSEPass", "cse", "make_ttir"), ("Inliner", "inline", "make_ttir")]
+    assert records[0]["before"] == "module {\n  %# = arith.constant 1 : i32\n}\n"   # location and number normalised
+    assert records[0]["after"] == records[1]["before"] == "module {\n}\n"
+    assert records[1]["after"] == "module {\n}\n"       # the pipeline's own final module, not the internal dump
