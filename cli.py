@@ -266,11 +266,13 @@ def list_kernels(as_json):
               "(NAME#2 for its second run).")
 @click.option("--find", "find_pattern", default=None, metavar="REGEX",
               help="With --passes: the pass that first introduced REGEX, e.g. ttng.warp_group_dot; exit 1 if none.")
+@click.option("--expect-pass", default=None, metavar="NAME",
+              help="With --find: exit 1 unless pass NAME (its name or class) is the one that introduced it.")
 @click.option("--html", "html_file", default=None, metavar="FILE",
               help="Write one self-contained HTML page: the source and stages, lines linked by colour.")
 def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show, interleave, out_dir,
             force, as_json, no_header, no_color, expect, config_index, list_passes, show_pass, find_pattern,
-            html_file):
+            expect_pass, html_file):
     """Compile KERNEL (a name from `playground list`, or path.py[:name]) and print a stage.
 
     \b
@@ -286,6 +288,9 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     if (show_pass or find_pattern) and not list_passes:
         from playground.errors import UserError
         raise UserError("--show-pass and --find read the pass list: add --passes")
+    if expect_pass and not find_pattern:
+        from playground.errors import UserError
+        raise UserError("--expect-pass checks what --find found: add --find PATTERN")
     from playground.core.request import Request
     from playground.errors import KernelFailure
     from playground.figures import expectations
@@ -310,7 +315,7 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
         expectations.parse(text, tuple(tgt.stages))
     c = _compile(request, timeout)
     if list_passes:
-        return _show_passes(c, show_pass, find_pattern, as_json, timeout)
+        return _show_passes(c, show_pass, find_pattern, as_json, timeout, expect_pass)
     if html_file:
         from playground.web import export
         chosen = [s for s in stages if not stage_table.is_binary(s) and s != "source"] if show_given else None
@@ -324,7 +329,7 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
         raise KernelFailure(failed)
 
 
-def _show_passes(c, show_pass, find_pattern, as_json, timeout):
+def _show_passes(c, show_pass, find_pattern, as_json, timeout, expect_pass=None):
     """compile --passes: the pass list, one pass's diff, or the pass that introduced a pattern."""
     from playground import lifecycle
     from playground.artefact import passes
@@ -348,6 +353,11 @@ def _show_passes(c, show_pass, find_pattern, as_json, timeout):
         click.echo(passes.found_line(log, found))
         for line in found["lines"]:
             click.echo(f"    {line}")
+    if expect_pass:
+        verdict = passes.expected_pass(log, found, expect_pass)
+        if verdict:
+            raise KernelFailure(verdict)
+        click.echo(f"expect-pass {expect_pass}: holds")
 
 
 def _config_meta(spec, index: str) -> tuple[str, int | None, int | None]:

@@ -259,3 +259,14 @@ def found_line(log: PassLog, found: dict) -> str:
     if found["lines"]:
         return f"{found['pattern']!r} is in the IR before the first pass: the frontend's TTIR already has it"
     return f"{found['pattern']!r} appears in no pass's output for {log.kernel} on {log.target}"
+
+
+def expected_pass(log: PassLog, found: dict, name: str) -> str | None:
+    """Why `name` is not the pass that introduced `found`'s pattern, or None when it is."""
+    p = log.passes[found["number"] - 1] if found["number"] is not None else None
+    if p is not None and name.lower() in (p.argument.lower(), p.name.lower()):
+        return None
+    known = {q.argument.lower() for q in log.passes} | {q.name.lower() for q in log.passes}
+    unknown = "" if name.lower() in known else f" (and no pass of this pipeline is called {name})"
+    actual = f"pass {p.number}, {p.argument}" if p else "no pass"
+    return f"--expect-pass {name}: {found['pattern']!r} was introduced by {actual}, not {name}{unknown}"

@@ -28,6 +28,7 @@ def write_html(c, file: str, stages: list[str] | None = None, force: bool = Fals
         raise UserError(f"--html {file}: is a directory")
     from ..files import write_atomically
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, html(c, stages))
     except OSError as e:
         raise UserError(f"--html {file}: cannot write: {e.strerror or e}") from None
