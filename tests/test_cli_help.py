@@ -13,8 +13,8 @@ COMMANDS = sorted(main.commands)
 
 
 def test_the_commands_are_the_ones_the_readme_tours():
-    assert COMMANDS == ["bench", "check", "compile", "diff", "fuse", "grid", "inspect", "list", "occupancy", "run", "schema",
-                        "sweep", "targets"]
+    assert COMMANDS == ["bench", "check", "compile", "diff", "fuse", "grid", "inspect", "list", "occupancy", "run",
+                        "schema", "serve", "sweep", "targets"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)

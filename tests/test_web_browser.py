@@ -97,7 +97,9 @@ def click_source_line(driver, line):
     target = driver.find_element(By.CSS_SELECTOR, f".pane.source .line[data-py='{line}']")
     driver.execute_script("var box = document.querySelector('.pane.source .scroll');"
                           "box.scrollTop = arguments[0].offsetTop - 100;", target)
-    ActionChains(driver).move_to_element(target).click().perform()
+    # near the line's left end: the line is as wide as the file's widest, often wider than the pane
+    x_from_centre = -target.size["width"] // 2 + 90
+    ActionChains(driver).move_to_element_with_offset(target, x_from_centre, 0).click().perform()
 
 
 def selected_lines(driver, stage):
@@ -228,6 +230,69 @@ def test_the_static_export_opens_from_a_file_url_and_links_the_same_lines(browse
     assert root_data(browser, "selected") == str(dot)
     assert selected_lines(browser, "sass") == served_sass and served_sass
     assert severe_console_entries(browser) == []
+
+
+def test_compare_sets_two_targets_side_by_side_with_their_deltas(browser, gemm_page):
+    open_page(browser, gemm_page.url)
+    browser.find_element(By.CSS_SELECTOR, "button[data-tab='compare']").click()
+    from selenium.webdriver.support.ui import Select
+    Select(browser.find_element(By.NAME, "target_b")).select_by_value("sm_80")
+    Select(browser.find_element(By.CSS_SELECTOR, "select[aria-label='compared stage']")).select_by_value("sass")
+    wait_for(browser, "var t = document.querySelectorAll('.pane .pane-head span'); return Array.from(t)"
+                      ".some(s => s.textContent === 'B: sm_80 SASS')", "the comparison")
+    rows = browser.execute_script("var out = {}; document.querySelectorAll('tr[data-figure]').forEach("
+                                  "r => out[r.dataset.figure] = [r.children[1].textContent, r.children[2].textContent]);"
+                                  "return out")
+    assert rows["registers"][0] == "122" and rows["registers"][1] != "122"
+    assert rows["HGMMA" if "HGMMA" in rows else "wgmma"][0] != "0"
+    text = browser.execute_script("return Array.from(document.querySelectorAll('.pane pre.code')).map(p => p.textContent)")
+    assert any("HGMMA" in t for t in text) and any("HMMA.16816" in t for t in text)
+
+
+def test_the_passes_tab_finds_the_pass_and_shows_its_diff(browser, gemm_page):
+    open_page(browser, gemm_page.url)
+    browser.find_element(By.CSS_SELECTOR, "button[data-tab='passes']").click()
+    wait_for(browser, "return document.querySelectorAll('tr[data-pass]').length > 50", "the pass list")
+    find = browser.find_element(By.CSS_SELECTOR, "input[placeholder^='find']")
+    find.send_keys("ttng.warp_group_dot", Keys.ENTER)
+    wait_for(browser, "return document.querySelector('tr[data-pass].on')", "the found pass")
+    row = browser.find_element(By.CSS_SELECTOR, "tr[data-pass].on")
+    assert "tritongpu-accelerate-matmul" in row.text
+    wait_for(browser, "return Array.from(document.querySelectorAll('.line.add'))"
+                      ".some(l => l.textContent.indexOf('ttng.warp_group_dot') >= 0)", "the pass's diff")
+
+
+def test_a_third_pane_shows_another_stage(browser, gemm_page):
+    open_page(browser, gemm_page.url)
+    browser.find_element(By.XPATH, "//button[text()='+ pane']").click()
+    wait_for(browser, "return document.querySelectorAll('.pane.stage[data-stage]').length === 3", "a third pane")
+    stages = [p.get_attribute("data-stage") for p in browser.find_elements(By.CSS_SELECTOR, ".pane.stage")]
+    assert stages == ["ptx", "sass", "ttir"]
+    dot = source_line_number(browser, "tl.dot(")
+    click_source_line(browser, dot)
+    assert any("tt.dot" in line for line in selected_lines(browser, "ttir"))
+
+
+def test_a_trace_opens_as_its_launches_and_each_opens_in_explore(browser, tmp_path):
+    pytest.importorskip("torch")
+    from conftest import run
+    trace = tmp_path / "t.json"
+    code, _ = run("run", "--target", "sm_80", "--trace", str(trace),
+                  str(ROOT / "tests" / "data" / "scripts" / "vector_add_bench.py"))
+    assert code == 0
+    served = Served(str(trace), None)
+    try:
+        open_page(browser, served.url)
+        browser.find_element(By.CSS_SELECTOR, "button[data-tab='launches']").click()
+        row = browser.find_element(By.CSS_SELECTOR, "tr[data-variant='1']")
+        assert "add_kernel" in row.text or "vector_add" in row.text
+        row.click()
+        wait_for(browser, "return +document.querySelector('.pg-explorer').dataset.compiles >= 2", "the variant")
+        assert browser.find_element(By.CSS_SELECTOR, "button[data-tab='explore']").get_attribute("class") == "on"
+        assert browser.find_element(By.CSS_SELECTOR, "textarea").get_attribute("readonly") == "true"
+        assert chips(browser)["registers"].isdigit()
+    finally:
+        served.close()
 
 
 def test_screenshot(browser, gemm_page):

@@ -119,8 +119,13 @@ var PlaygroundExplorer = (function () {
     this.sourceScroll = el("div", {cls: "scroll"}, [this.editor]);
     this.errorBox = el("div", {cls: "error", role: "alert"});
     this.sourceHead = el("span", {cls: "grow", text: "Python"});
+    var addPane = el("button", {cls: "act", text: "+ pane", title: "another stage beside these",
+                                onclick: function () { self.morePanes(1); }});
+    var dropPane = el("button", {cls: "act", text: "\u2212 pane", title: "one stage pane fewer (two at least)",
+                                 onclick: function () { self.morePanes(-1); }});
     var sourcePane = el("section", {cls: "pane source", data: {pane: "source"}},
-                        [el("div", {cls: "pane-head"}, [this.sourceHead]), this.sourceScroll, this.errorBox]);
+                        [el("div", {cls: "pane-head"}, [this.sourceHead, addPane, dropPane]), this.sourceScroll,
+                         this.errorBox]);
     this.panesBox = el("div", {cls: "panes"}, [sourcePane]);
     this.stagePanes = [];
     var first = this.data ? this.firstStages(this.data.backend) : [];
@@ -187,6 +192,21 @@ var PlaygroundExplorer = (function () {
     this.stagePanes.push(pane);
     this.panesBox.appendChild(pane.node);
     return pane;
+  };
+
+  /* One stage pane more (the first stage not shown yet) or fewer; two at least, five at most. */
+  Explorer.prototype.morePanes = function (delta) {
+    if (delta > 0 && this.stagePanes.length < 5 && this.data) {
+      var shown = this.stagePanes.map(function (p) { return p.stage; });
+      var offered = this.data.available_stages.filter(function (s) { return shown.indexOf(s) < 0; });
+      if (!offered.length) return;
+      this.addPane(offered[0]);
+    } else if (delta < 0 && this.stagePanes.length > 2) {
+      this.stagePanes.pop().node.remove();
+    } else {
+      return;
+    }
+    if (this.mode === "static") this.render(this.data); else this.compile();
   };
 
   Explorer.prototype.showTab = function (name) {
