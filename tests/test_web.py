@@ -187,7 +187,11 @@ def test_a_trace_lists_its_variants_and_opens_one(tmp_path):
     try:
         state = workspace.state()
         assert state["target"] == "sm_80" and not state["editable"]
-        assert state["trace"] and state["trace"][0]["ref"] == f"{trace}#1"
+        assert state["trace"]["variants"][0]["ref"] == f"{trace}#1"
+        launches = state["trace"]["launches"]
+        assert state["trace"]["total_launches"] == len(launches) > 1
+        assert launches[0]["compile"] == "new compile" and launches[0]["variant"] == 1 and launches[0]["grid"]
+        assert {l["compile"] for l in launches[1:]} >= {"cache hit"}
         data = workspace.compile({"stages": ["sass"]})
         assert data["target"] == "sm_80" and data["stages"]["sass"]["lines"]
     finally:

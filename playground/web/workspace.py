@@ -64,7 +64,20 @@ class Workspace:
                 "source": self.opened.decode("utf-8", errors="replace"), "target": self.default_target,
                 "targets": list(targets.TARGETS), "trace": self.launches() if self.trace_path else None}
 
-    def launches(self) -> list[dict]:
+    LAUNCHES_SHOWN = 1000     # a timed sweep launches thousands of times; the table keeps the first ones
+
+    def launches(self) -> dict:
+        """The trace as the page lists it: every launch (the first LAUNCHES_SHOWN), and the variants."""
+        ref_of = {v["id"]: f"{self.trace_path}#{v['id']}" if v.get("source") else None for v in self.trace["variants"]}
+        launches = [{"index": r["index"], "kernel": r["kernel"], "site": r.get("site", ""),
+                     "grid": "x".join(str(g) for g in r.get("grid", [])), "variant": r.get("variant"),
+                     "compile": "new compile" if r.get("new_compile") else "cache hit",
+                     "modelled_us": round(r["modelled_seconds"] * 1e6, 2) if r.get("modelled_seconds") else None,
+                     "ref": ref_of.get(r.get("variant"))}
+                    for r in self.trace["launches"][:self.LAUNCHES_SHOWN]]
+        return {"launches": launches, "total_launches": len(self.trace["launches"]), "variants": self.variants()}
+
+    def variants(self) -> list[dict]:
         rows = []
         for v in self.trace["variants"]:
             rows.append({"id": v["id"], "kernel": v["kernel"], "where": f"{Path(v['file']).name}:{v['line']}",

@@ -601,24 +601,43 @@ var PlaygroundExplorer = (function () {
   // ---- a trace's launches ----------------------------------------------------------------------
   Explorer.prototype.buildLaunches = function () {
     this.launchTable = el("table", {cls: "list"});
-    return el("div", {cls: "panes"}, [el("section", {cls: "pane"}, [
-      el("div", {cls: "pane-head"}, [el("span", {text: "the trace's compiled variants: click one to open it in Explore"})]),
-      el("div", {cls: "scroll"}, [this.launchTable])])]);
+    this.variantTable = el("table", {cls: "list"});
+    this.launchHead = el("span", {text: "every launch, in order: click one to open its compiled variant in Explore"});
+    return el("div", {cls: "panes"}, [
+      el("section", {cls: "pane"}, [el("div", {cls: "pane-head"}, [this.launchHead]),
+                                    el("div", {cls: "scroll"}, [this.launchTable])]),
+      el("section", {cls: "pane"}, [el("div", {cls: "pane-head"}, [el("span", {text: "the distinct binaries the JIT compiled (variants)"})]),
+                                    el("div", {cls: "scroll"}, [this.variantTable])])]);
   };
 
-  Explorer.prototype.renderLaunches = function (rows) {
+  function table(node, head, rows) {
+    node.textContent = "";
+    node.appendChild(el("tr", {}, head.map(function (h) { return el("th", {text: h}); })));
+    rows.forEach(function (r) { node.appendChild(r); });
+  }
+
+  function cells(values) {
+    return values.map(function (x) { return el("td", {text: x === null || x === undefined ? "" : String(x)}); });
+  }
+
+  Explorer.prototype.renderLaunches = function (trace) {
     var self = this;
-    this.launchTable.textContent = "";
-    this.launchTable.appendChild(el("tr", {}, ["#", "kernel", "where", "launches", "warps", "stages", "registers", "occupancy", "specialised"]
-      .map(function (h) { return el("th", {text: h}); })));
-    rows.forEach(function (v) {
-      var row = el("tr", {cls: v.ref ? "pick" : "quiet", data: {variant: v.id}, title: v.note || (v.ref || ""),
-                          onclick: function () { if (v.ref) self.openRef(v.ref); }},
-                   [v.id, v.kernel, v.where, v.launches, v.num_warps, v.num_stages, v.registers,
-                    v.occupancy === null || v.occupancy === undefined ? "" : Math.round(v.occupancy * 1000) / 10 + "%",
-                    (v.specialised || []).join("; ")].map(function (x) { return el("td", {text: String(x === null || x === undefined ? "" : x)}); }));
-      self.launchTable.appendChild(row);
-    });
+    var open = function (ref) { return function () { if (ref) self.openRef(ref); }; };
+    this.launchHead.textContent = trace.total_launches + " launches" +
+      (trace.launches.length < trace.total_launches ? " (the first " + trace.launches.length + " shown)" : "") +
+      ": click one to open its compiled variant in Explore";
+    table(this.launchTable, ["#", "kernel", "site", "grid", "variant", "compile", "\u00b5s (modelled)"],
+      trace.launches.map(function (l) {
+        return el("tr", {cls: l.ref ? "pick" : "quiet", data: {launch: l.index}, onclick: open(l.ref)},
+                  cells([l.index, l.kernel, l.site, l.grid, l.variant, l.compile, l.modelled_us]));
+      }));
+    table(this.variantTable, ["#", "kernel", "where", "launches", "warps", "stages", "registers", "occupancy", "specialised"],
+      trace.variants.map(function (v) {
+        return el("tr", {cls: v.ref ? "pick" : "quiet", data: {variant: v.id}, title: v.note || (v.ref || ""), onclick: open(v.ref)},
+                  cells([v.id, v.kernel, v.where, v.launches, v.num_warps, v.num_stages, v.registers,
+                         v.occupancy === null || v.occupancy === undefined ? "" : Math.round(v.occupancy * 1000) / 10 + "%",
+                         (v.specialised || []).join("; ")]));
+      }));
   };
 
   Explorer.prototype.openRef = function (ref) {
