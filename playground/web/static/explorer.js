@@ -552,7 +552,7 @@ var PlaygroundExplorer = (function () {
     this.findInput = el("input", {cls: "wide", placeholder: "find: a pattern, e.g. ttng.warp_group_dot",
                                   onkeydown: function (e) { if (e.key === "Enter") self.loadPasses(null, self.findInput.value); }});
     this.findResult = el("span", {});
-    var list = el("section", {cls: "pane", style: "flex: 0 0 470px"}, [
+    var list = el("section", {cls: "pane", style: "flex: 0 0 44%"}, [
       el("div", {cls: "pane-head"}, [this.findInput, this.findResult]), el("div", {cls: "scroll"}, [this.passTable])]);
     var diff = el("section", {cls: "pane"}, [el("div", {cls: "pane-head"}, [el("span", {text: "the IR diff one pass made (locations dropped, value numbers as #)"})]),
                                               el("div", {cls: "scroll"}, [this.passDiff])]);
