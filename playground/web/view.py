@@ -98,30 +98,34 @@ def _colors(stages: dict) -> dict:
 
 
 def figures(c) -> list[dict]:
-    """The header's figures as the page's chips: name, value, and the full line as a tooltip."""
-    header = render.header_lines(c)
-    by_key: dict[str, str] = {}
-    for line in header:
-        key, _, value = line.partition(" ")
-        if key and value.strip():
-            by_key.setdefault(key, value.strip())
+    """The header's figures as the page's chips: name, value, and the header's full line as a tooltip.
+    Values come from the binary's resources and the occupancy calculator, as the header's do."""
+    from ..errors import UserError
+    from ..figures import occupancy, occupancy_text
+    from ..units import kib, pct
+    titles: dict[str, str] = {}
+    for line in render.header_lines(c):
+        if not line.startswith(" ") and len(line.split(None, 1)) == 2:   # indented lines continue a figure
+            titles.setdefault(*[part.strip() for part in line.split(None, 1)])
     r = c.resources
     chips = [{"name": "registers", "value": str(r.registers) if c.target.is_nvidia else
-              f"{r.vgprs} VGPR + {r.agprs} AGPR", "title": by_key.get("registers", "")},
-             {"name": "spills", "value": "none" if not r.spills else f"{r.spill_store_bytes} B",
-              "title": by_key.get("spills", "")},
-             {"name": "shared", "value": by_key.get("shared", "").removeprefix("mem").strip().split(" per ")[0],
-              "title": by_key.get("shared", "").removeprefix("mem").strip()}]
-    occupancy = by_key.get("occupancy", "")
-    if occupancy:
-        pct = occupancy[occupancy.find("(") + 1:occupancy.find(")")] if "(" in occupancy else occupancy
-        limiter = occupancy.split("limited by ", 1)[1] if "limited by " in occupancy else ""
-        chips.append({"name": "occupancy", "value": pct.split(",")[0], "title": occupancy})
-        if limiter:
-            chips.append({"name": "limiter", "value": limiter, "title": occupancy})
-    if "waves" in by_key:
-        waves = by_key["waves"]
-        chips.append({"name": "waves", "value": waves.split(": ", 1)[-1].split(",")[0], "title": waves})
-    if "what-if" in by_key:
-        chips.append({"name": "what-if", "value": by_key["what-if"], "title": by_key["what-if"]})
+              f"{r.vgprs} VGPR + {r.agprs} AGPR", "title": titles.get("registers", "")},
+             {"name": "spills", "value": f"{r.spill_store_bytes + r.spill_load_bytes} B" if r.spills else "none",
+              "title": titles.get("spills", "")},
+             {"name": "shared", "value": kib(r.shared_total), "title": titles.get("shared", "").removeprefix("mem ").strip()}]
+    try:
+        occ = occupancy.of(c)
+    except UserError as e:          # a GPU with no device table: say so rather than show nothing
+        return chips + [{"name": "occupancy", "value": "not computed", "title": str(e)}]
+    title = titles.get("occupancy", "")
+    if not occ.launchable:
+        return chips + [{"name": "occupancy", "value": "cannot launch", "title": occ.reason}]
+    words = occupancy_text.LIMITER_WORDS[c.target.is_nvidia]
+    chips += [{"name": "occupancy", "value": pct(occ.occupancy), "title": title},
+              {"name": "limiter", "value": ", ".join(words[k] for k in occ.limiter), "title": title}]
+    if occ.waves:
+        chips.append({"name": "waves", "value": f"{occ.waves} wave{'s' if occ.waves != 1 else ''}",
+                      "title": titles.get("waves", "")})
+    if occ.hints:
+        chips.append({"name": "what-if", "value": occ.hints[0], "title": " / ".join(occ.hints)})
     return chips
