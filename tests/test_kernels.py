@@ -66,7 +66,7 @@ SHARED_LIMIT = {"sm_80": 99 * 1024, "sm_90": 227 * 1024, "sm_100": 227 * 1024, "
 
 @pytest.mark.compile
 @pytest.mark.parametrize("target", list(SHARED_LIMIT))
-@pytest.mark.parametrize("name", ["layernorm", "flash_attention", "transpose"])
+@pytest.mark.parametrize("name", ["layernorm", "flash_attention", "transpose", "gemm_tma"])
 def test_new_kernels_compile(name, target):
     spec = registry.load(name)
     c = Request.of(spec, target).compile()
@@ -90,3 +90,17 @@ def test_flash_attention_head_dim_constraint_names_the_rule():
     spec = registry.load("flash_attention")
     with pytest.raises(UserError, match=r"head dimension D=48 is not supported: D must be one of 16, 32, 64, 128"):
         check.check_case(spec, {"Z": 1, "H": 1, "N_CTX": 16, "D": 48}, "fp16")
+
+
+@pytest.mark.compile
+def test_gemm_tma_moves_tiles_with_the_tma_on_sm90_and_with_cp_async_on_sm80():
+    ptx = Request.of("gemm_tma", "sm_90").compile().stage("ptx")
+    loads = ptx.count("cp.async.bulk.tensor.2d.shared::cta.global.mbarrier::complete_tx::bytes")
+    assert loads == 6                       # two tiles per stage: two stages in the prologue, one in the loop
+    # each stage's barrier expects one K step of A and B: (128*64 + 64*128) * 2 bytes
+    import re
+    assert re.findall(r"mbarrier\.arrive\.expect_tx\.shared::cta\.b64 _, \[%r\d+\], (\d+);", ptx) == ["32768"] * 3
+    assert ptx.count("mbarrier.init.shared::cta.b64") == 3 and "cp.async.cg" not in ptx
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx     # C goes out the same way
+    old = Request.of("gemm_tma", "sm_80").compile().stage("ptx")
+    assert "cp.async.bulk" not in old and old.count("cp.async.cg.shared.global") == 24
