@@ -249,7 +249,8 @@ def list_kernels(as_json):
                    "several with commas. Default: the target's assembly (ptx, amdgcn).")
 @click.option("--interleave", is_flag=True, help="Each Python line, then the stage lines generated from it.")
 @click.option("--out", "out_dir", default=None, metavar="DIR", help="Write every stage to DIR, plus summary.json.")
-@click.option("--force", is_flag=True, help="With --out: replace files playground did not write.")
+@click.option("--force", is_flag=True, help="With --out: replace files playground did not write; with --html: "
+              "replace the file.")
 @click.option("--json", "as_json", is_flag=True, help="Print everything as one JSON object.")
 @click.option("--no-header", is_flag=True, help="Print the stage alone.")
 @click.option("--no-color", is_flag=True, help="No colours (NO_COLOR does the same).")
@@ -291,6 +292,12 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     if expect_pass and not find_pattern:
         from playground.errors import UserError
         raise UserError("--expect-pass checks what --find found: add --find PATTERN")
+    if html_file:
+        clashing = [flag for flag, given in (("--passes", list_passes), ("--json", as_json), ("--out", out_dir),
+                                             ("--interleave", interleave), ("--expect", expect)) if given]
+        if clashing:
+            from playground.errors import UserError
+            raise UserError(f"--html writes the page and prints nothing else; drop {', '.join(clashing)}")
     from playground.core.request import Request
     from playground.errors import KernelFailure
     from playground.figures import expectations
@@ -435,7 +442,7 @@ def _stages(show: str, target) -> list[str]:
 @click.option("--target", "-t", default="native", show_default=True, help=TARGET_HELP)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; anything but 127.0.0.1 lets other machines run code here (warned).")
-@click.option("--port", default=0, type=int, help="Port to listen on; 0 (the default) picks a free one.")
+@click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port to listen on; 0 (the default) picks a free one.")
 def serve(kernel, target, host, port):
     """Open KERNEL (a name, path.py[:name], or a `run --trace` file) in the explorer: a local web page with
     the source beside any stage, lines linked by colour, recompiled as you edit.
@@ -458,7 +465,11 @@ def serve(kernel, target, host, port):
     if host not in ("127.0.0.1", "localhost", "::1"):
         _warn(f"--host {host}: the page runs Python in this process; anyone who can reach {host} and has "
               f"the URL's token can run code as you")
-    listening = server.listen(host, port)       # bound before the URL is printed: it answers at once
+    try:
+        listening = server.listen(host, port)   # bound before the URL is printed: it answers at once
+    except BaseException:
+        workspace.close()
+        raise
     port = listening.getsockname()[1]
     token = secrets.token_urlsafe(24)
     app = server.create_app(workspace, token, server.hosts_for(host, port))

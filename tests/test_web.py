@@ -150,6 +150,19 @@ def test_a_syntax_error_and_a_compile_error_come_back_at_their_line(client, kern
     assert "playground-serve-" not in data["error"] and f"{kernel_copy.name}:{store}" in data["error"]
 
 
+def test_a_scratch_folder_is_made_only_for_an_edit(kernel_copy):
+    workspace = Workspace(str(kernel_copy), "sm_90")
+    try:
+        workspace.compile({"target": "sm_90"})
+        assert workspace._scratch is None
+        workspace.compile({"target": "sm_90", "source": kernel_copy.read_text() + "# edit\n"})
+        scratch = workspace._scratch
+        assert scratch is not None and scratch.is_dir()
+    finally:
+        workspace.close()
+    assert not scratch.exists()
+
+
 def test_the_controls_change_the_compile(client):
     c, _ = client
     data = api(c, "/api/compile", {"target": "sm_80", "num_warps": "8", "meta": "BLOCK_SIZE=2048"}).json()
@@ -275,3 +288,11 @@ def test_amd_figures_name_vgprs_and_wave_slots():
     assert chips["limiter"]["value"] == "wave slots" and chips["occupancy"]["value"] == "100%"
     data = view.view(c)
     assert list(data["stages"]) == ["ttgir", "amdgcn"] and any(p is not None for p in data["stages"]["amdgcn"]["map"])
+
+
+def test_html_refuses_options_it_would_ignore_and_serve_a_port_out_of_range(tmp_path):
+    code, out, err = outcome("compile", "gemm", "--target", "sm_90", "--html", str(tmp_path / "g.html"), "--passes")
+    assert code == 2 and err.strip() == "error: --html writes the page and prints nothing else; drop --passes"
+    assert not (tmp_path / "g.html").exists()
+    code, out, err = outcome("serve", "gemm", "--port", "99999")
+    assert code == 2 and "99999 is not in the range" in err and len(err.splitlines()) == 1

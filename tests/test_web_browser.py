@@ -296,6 +296,30 @@ def test_a_trace_opens_as_its_launches_and_each_opens_in_explore(browser, tmp_pa
         served.close()
 
 
+def test_switching_to_an_amd_target_shows_its_stages_and_back(browser, gemm_page):
+    from selenium.webdriver.support.ui import Select
+    open_page(browser, gemm_page.url)
+    shown = lambda: [p.get_attribute("data-stage") for p in browser.find_elements(By.CSS_SELECTOR, ".pane.stage")]
+    Select(browser.find_element(By.NAME, "target")).select_by_value("gfx942")
+    wait_for(browser, "return +document.querySelector('.pg-explorer').dataset.compiles >= 2", "the AMD compile")
+    assert shown() == ["ttgir", "amdgcn"]
+    assert browser.execute_script("return document.querySelectorAll(\".pane.stage[data-stage='amdgcn'] .line\").length") > 100
+    Select(browser.find_element(By.NAME, "target")).select_by_value("sm_80")
+    wait_for(browser, "return +document.querySelector('.pg-explorer').dataset.compiles >= 3", "the sm_80 compile")
+    assert shown() == ["ptx", "sass"]
+
+
+def test_a_clicked_stage_line_stays_in_view(browser, gemm_page):
+    open_page(browser, gemm_page.url)
+    dot = source_line_number(browser, "tl.dot(")
+    lines = browser.find_elements(By.XPATH, f"//section[@data-stage='sass']//div[@data-py='{dot}'][contains(., 'HGMMA')]")
+    last = lines[-1]
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'})", last)
+    last.click()
+    assert browser.execute_script("var box = arguments[0].closest('.scroll'); var top = arguments[0].offsetTop;"
+                                  "return top >= box.scrollTop && top < box.scrollTop + box.clientHeight", last)
+
+
 def test_screenshot(browser, gemm_page):
     """The README's picture (only when PLAYGROUND_SCREENSHOT names where): the K loop's dot selected."""
     target = os.environ.get("PLAYGROUND_SCREENSHOT")

@@ -128,7 +128,8 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
                 raise UserError(f"{path}:{name} is a @triton.jit function with no KernelSpec; pass its arguments "
                                 f"(--args 'x=fp32[1024], n=1024, BLOCK=256') or describe it with "
                                 f"`SPEC = KernelSpec(...)` as in kernels/vector_add.py")
-            raise UserError(f"{path} has no kernel spec named '{name}'{_suggest(name, list(by_name))}")
+            raise UserError(f"{path} has no kernel spec named '{name}'"
+                            f"{_suggest(name, sorted({s.name for s in specs.values()}))}")
         return _finish(by_name[name], str(file))
     if len(set(map(id, specs.values()))) == 1:
         return _finish(next(iter(specs.values())), str(file))

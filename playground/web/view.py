@@ -21,7 +21,13 @@ FIRST_PANES = {"cuda": ("ptx", "sass"), "hip": ("ttgir", "amdgcn")}
 
 
 def pane_stages(target) -> list[str]:
-    return [s for s in stage_table.textual(target.stages) if stage_table.STAGES[s].language != "python"]
+    return stages_of(target.backend)
+
+
+def stages_of(backend: str) -> list[str]:
+    """The stages a pane can show for a backend: every textual one but the Python source."""
+    return [s for s in stage_table.textual(stage_table.for_backend(backend))
+            if stage_table.STAGES[s].language != "python"]
 
 
 def view(c, stages: list[str] | None = None, source: str | None = None, display_file: str | None = None) -> dict:

@@ -28,7 +28,7 @@ def _digest(data: bytes) -> str:
 class Workspace:
     def __init__(self, ref: str, target: str | None = None):
         self.lock = threading.RLock()
-        self.scratch = Path(tempfile.mkdtemp(prefix="playground-serve-"))
+        self._scratch: Path | None = None          # made at the first edit, removed by close()
         self.trace_path: str | None = None
         self.default_target = targets.resolve(target or "native").name
         if ref.endswith(".json") and "#" not in ref:      # a trace: its launches, the first variant opened
@@ -43,8 +43,15 @@ class Workspace:
             self.default_target = trace.get("target", self.default_target)
         self.open(ref)
 
+    @property
+    def scratch(self) -> Path:
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="playground-serve-"))
+        return self._scratch
+
     def close(self) -> None:
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
 
     # --- what is open --------------------------------------------------------------------------
     def open(self, ref: str) -> None:
@@ -62,7 +69,8 @@ class Workspace:
     def state(self) -> dict:
         return {"ref": self.ref, "kernel": self.name, "file": str(self.file), "editable": self.editable,
                 "source": self.opened.decode("utf-8", errors="replace"), "target": self.default_target,
-                "targets": list(targets.TARGETS), "trace": self.launches() if self.trace_path else None}
+                "targets": list(targets.TARGETS), "trace": self.launches() if self.trace_path else None,
+                "stages": {backend: view.stages_of(backend) for backend in ("cuda", "hip")}}
 
     LAUNCHES_SHOWN = 1000     # a timed sweep launches thousands of times; the table keeps the first ones
 
@@ -106,7 +114,8 @@ class Workspace:
         with self.lock:
             try:
                 c = self.request(settings).compile()
-                stages = [s for s in settings.get("stages") or [] if s in view.pane_stages(c.target)] or None
+                asked = [s for s in settings.get("stages") or [] if s in view.pane_stages(c.target)]
+                stages = list(dict.fromkeys(asked + list(view.FIRST_PANES[c.target.backend])))
                 data = view.view(c, stages, source=settings.get("source"), display_file=str(self.file))
                 have = settings.get("have") or {}
                 for stage, lines in data["stages"].items():
@@ -119,7 +128,9 @@ class Workspace:
     def error(self, e: Exception) -> dict:
         """What the page shows for a failed compile: the message, naming the user's file rather than the
         scratch copy, and the line it points at."""
-        message = re.sub(re.escape(str(self.scratch)) + r"/[0-9a-f]{16}/", str(self.file.parent) + "/", str(e))
+        message = str(e)
+        if self._scratch is not None:
+            message = re.sub(re.escape(str(self._scratch)) + r"/[0-9a-f]{16}/", str(self.file.parent) + "/", message)
         return {"error": message, "line": error_line(e, self.file.name)}
 
     def passes(self, settings: dict, number: int | None = None, find: str | None = None) -> dict:

@@ -139,6 +139,22 @@ var PlaygroundExplorer = (function () {
     this.wireEditor();
   };
 
+  /* Which stage each pane shows for a target: the one the learner picked while the target has it;
+     otherwise the backend's usual pair first (PTX and SASS, or TTGIR and AMDGCN), then the rest. */
+  Explorer.prototype.assignStages = function (backend, offered) {
+    var taken = [], has = function (s) { return offered.indexOf(s) >= 0; };
+    this.stagePanes.forEach(function (pane) {
+      pane.stage = pane.chosen && has(pane.chosen) && taken.indexOf(pane.chosen) < 0 ? pane.chosen : null;
+      if (pane.stage) taken.push(pane.stage);
+    });
+    var order = this.firstStages(backend).concat(offered).filter(has);
+    this.stagePanes.forEach(function (pane) {
+      if (pane.stage) return;
+      pane.stage = order.filter(function (s) { return taken.indexOf(s) < 0; })[0] || offered[0];
+      taken.push(pane.stage);
+    });
+  };
+
   Explorer.prototype.firstStages = function (backend) {
     return backend === "hip" ? ["ttgir", "amdgcn"] : ["ptx", "sass"];
   };
@@ -182,8 +198,13 @@ var PlaygroundExplorer = (function () {
   Explorer.prototype.addPane = function (stage) {
     var self = this, pane = {stage: stage};
     pane.select = el("select", {"aria-label": "stage", onchange: function () {
-      pane.stage = pane.select.value;
-      if (self.mode === "static") self.renderPane(pane); else self.compile();
+      pane.stage = pane.chosen = pane.select.value;      // the learner's choice: kept while the target has it
+      if (self.mode === "static") {
+        self.renderPane(pane);
+        if (self.selected) self.select(self.selected, true);
+      } else {
+        self.compile();
+      }
     }});
     pane.code = el("pre", {cls: "code"});
     pane.scroll = el("div", {cls: "scroll"}, [pane.code]);
@@ -200,7 +221,7 @@ var PlaygroundExplorer = (function () {
       var shown = this.stagePanes.map(function (p) { return p.stage; });
       var offered = this.data.available_stages.filter(function (s) { return shown.indexOf(s) < 0; });
       if (!offered.length) return;
-      this.addPane(offered[0]);
+      this.addPane(offered[0]).chosen = offered[0];
     } else if (delta < 0 && this.stagePanes.length > 2) {
       this.stagePanes.pop().node.remove();
     } else {
@@ -307,7 +328,7 @@ var PlaygroundExplorer = (function () {
   };
 
   /* Select a Python line: it and every stage line it produced are outlined, and each pane scrolls to them. */
-  Explorer.prototype.select = function (py, scroll) {
+  Explorer.prototype.select = function (py, scroll, clicked) {
     this.selected = py;
     this.root.querySelectorAll(".line.sel").forEach(function (n) { n.classList.remove("sel"); });
     var src = this.sourceByLine && this.sourceByLine[py];
@@ -318,7 +339,7 @@ var PlaygroundExplorer = (function () {
       var lines = pane.byPy[py] || [];
       lines.forEach(function (n) { n.classList.add("sel"); });
       found += lines.length;
-      if (scroll && lines.length) scrollTo(pane.scroll, lines[0]);
+      if (scroll && lines.length && pane !== clicked) scrollTo(pane.scroll, lines[0]);
     });
     if (scroll === "source" && src) scrollTo(this.sourceScroll, src);
     this.root.dataset.selected = py;
@@ -342,11 +363,11 @@ var PlaygroundExplorer = (function () {
     this.title.firstChild.textContent = data.kernel;
     this.titleFile.textContent = data.file;
     if (this.mode === "server") this.fillControls(data);
+    var offered = this.mode === "static" ? data.available_stages.filter(function (s) { return data.stages[s]; })
+                                         : data.available_stages;
+    this.assignStages(data.backend, offered);
     this.stagePanes.forEach(function (pane) {
       pane.select.textContent = "";
-      var offered = self.mode === "static" ? data.available_stages.filter(function (s) { return data.stages[s]; })
-                                           : data.available_stages;
-      if (offered.indexOf(pane.stage) < 0) pane.stage = offered[self.stagePanes.indexOf(pane)] || offered[0];
       offered.forEach(function (s) { pane.select.appendChild(option(s, s.toUpperCase(), s === pane.stage)); });
       self.renderPane(pane);
     });
@@ -419,7 +440,7 @@ var PlaygroundExplorer = (function () {
         if (!line) return;
         var py = +line.dataset.py;
         if (explorer.tab === "explore") explorer.textareaToLine(py);
-        explorer.select(py, "source");
+        explorer.select(py, "source", pane);
       });
     }
   }
@@ -434,6 +455,8 @@ var PlaygroundExplorer = (function () {
   Explorer.prototype.compile = function () {
     var self = this, seq = ++this.seq, started = performance.now();
     var settings = this.settings();
+    var backend = /^gfx/.test(settings.target) ? "hip" : "cuda";
+    if (this.state && this.state.stages) this.assignStages(backend, this.state.stages[backend]);
     settings.stages = this.stagePanes.map(function (p) { return p.stage; });
     settings.have = {};
     this.stagePanes.forEach(function (p) { if (p.digest) settings.have[p.drawnStage] = p.digest; });
