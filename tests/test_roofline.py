@@ -189,3 +189,12 @@ def test_matrix_precision_from_the_ptx_is_the_sass_precision(kernel, target, dty
         assert all("TF32" in op.upper() for op in sass.mma_opcodes), sass.mma_opcodes
     elif expected in ("fp16", "bf16"):
         assert not any("TF32" in op.upper() for op in sass.mma_opcodes), sass.mma_opcodes
+
+
+def test_an_amd_waves_line_counts_cus_not_sms():
+    c = Request.of("gemm", "gfx942").compile()
+    waves = next(line for line in roofline.lines(roofline.model(c)) if "waves" in line.split()[1])
+    assert "(1 x 304 CUs)" in waves and "SMs" not in waves
+    # and the ridge: 1307.4 TFLOP/s over 5300 GB/s, the MI300X datasheet's figures
+    roofs = next(line for line in roofline.lines(roofline.model(c)) if " roofs " in line)
+    assert "ridge at 247 FLOP/byte" in roofs

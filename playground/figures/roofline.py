@@ -233,9 +233,12 @@ def lines(m: Model, reason: str = "") -> list[str]:
                      f"memory {_us(e.memory_seconds)})"),
     ]
     if e.waves:
-        busy = ("bandwidth: a partial wave draws on as many SMs as it has CTAs" if e.bound == "memory"
+        from ..core.devices import DEVICES
+        from .occupancy import unit_names
+        sm = unit_names(DEVICES[m.target])[0] if m.target in DEVICES else "SM"     # AMD: CU (WGP on RDNA)
+        busy = (f"bandwidth: a partial wave draws on as many {sm}s as it has CTAs" if e.bound == "memory"
                 else "compute: a partial wave's empty slots idle")
-        rows.append(("waves", f"{waves_phrase(e.ctas, m.active_blocks_per_sm, m.num_sms)}; the model keeps "
+        rows.append(("waves", f"{waves_phrase(e.ctas, m.active_blocks_per_sm, m.num_sms, sm)}; the model keeps "
                               f"{100 * e.wave_fill:.1f}% of peak {busy}"))
     rows.append(("time", f"{_us(e.seconds)}, {e.tflops:.4g} TFLOP/s, {e.gbs:.4g} GB/s, "
                          f"{e.percent_of_peak:.1f}% of peak {'bandwidth' if e.bound == 'memory' else 'compute'}"))
