@@ -133,7 +133,8 @@ def kernel_options(f):
     for option in reversed([
         click.option("--target", "-t", default="native", show_default=True, help=TARGET_HELP),
         click.option("--meta", "-m", multiple=True, metavar="K=V,...",
-                     help="Override meta-parameters; repeat or comma-separate."),
+                     help="Override meta-parameters, or set a backend option as a launch does (maxnreg, "
+                          "num_ctas; AMD: waves_per_eu, matrix_instr_nonkdim, kpack); repeat or comma-separate."),
         click.option("--num-warps", type=int, default=None, help="Warps per program (CTA)."),
         click.option("--num-stages", type=int, default=None, help="Software-pipelining depth."),
         click.option("--shape", "-s", multiple=True, metavar="D=N,...",

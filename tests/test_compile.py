@@ -165,3 +165,22 @@ def test_the_kept_binder_answer_is_the_binders(kernel, target, shape, tmp_path, 
     kept = binder.specialize(spec, tgt, config)
     assert kept[:3] == fresh[:3] and kept[4] == fresh[4]
     assert kept[3].__dict__ == fresh[3].__dict__
+
+
+@pytest.mark.compile
+def test_backend_options_go_through_meta_as_a_launch_passes_them():
+    """`kernel[grid](..., waves_per_eu=2)` and `triton.Config(..., maxnreg=96)` set backend options."""
+    from playground.core.request import Request
+    amd = Request.of("gemm", "gfx942", meta={"waves_per_eu": 2}).compile()
+    assert amd.options["waves_per_eu"] == 2 and "; Occupancy: 2" in amd.stage("amdgcn")
+    mfma = Request.of("gemm", "gfx942", meta={"matrix_instr_nonkdim": 16}).compile().stage("amdgcn")
+    assert "v_mfma_f32_16x16x16_f16" in mfma and "v_mfma_f32_32x32x8_f16" not in mfma
+    capped = Request.of("gemm", "sm_90", meta={"maxnreg": 96}).compile()
+    assert capped.options["maxnreg"] == 96 and capped.resources.registers <= 96
+    from playground.report import render
+    assert "maxnreg=96" in next(l for l in render.header_lines(capped) if l.startswith("options"))
+    from playground.errors import UserError
+    with pytest.raises(UserError, match="not an option of Triton's cuda backend"):
+        Request.of("gemm", "sm_90", meta={"kpack": 2}).compile()
+    with pytest.raises(UserError, match="expected a whole number"):
+        Request.of("gemm", "gfx942", meta={"waves_per_eu": "lots"})

@@ -83,10 +83,22 @@ def parse_value(raw: str, what: str, strings: bool = False):
     raise UserError(f"{what}={raw}: not a number")
 
 
+# Backend options a launch or an autotune Config sets beside the meta-parameters
+# (`kernel[grid](..., waves_per_eu=2)`, `triton.Config({...}, maxnreg=128)`): Triton's JIT hands
+# them to the backend's options, and so does the binder here (binder.specialize). Which backend has
+# which is Triton's to say (CUDAOptions: maxnreg, num_ctas; HIPOptions: waves_per_eu,
+# matrix_instr_nonkdim, kpack, num_ctas); one the target lacks is refused there.
+LAUNCH_OPTIONS = ("maxnreg", "num_ctas", "waves_per_eu", "matrix_instr_nonkdim", "kpack")
+
+
 def check_meta(spec: KernelSpec, meta: dict) -> dict:
     known = [p.name for p in spec.kernel.params if p.is_constexpr]
     meta = dict(meta)
     for key, value in meta.items():
+        if key in LAUNCH_OPTIONS and key not in known:
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise UserError(f"--meta {key}={value}: a backend option, expected a whole number")
+            continue
         if key not in known:
             raise UserError(f"--meta {key}: {spec.name} has no meta-parameter of that name{_near(key, known)}")
         if isinstance(value, str):

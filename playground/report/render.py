@@ -92,7 +92,11 @@ def _launch_lines(c: Compiled) -> list[str]:
 def _options_line(c: Compiled) -> str:
     o = c.options
     keys = ("enable_fp_fusion", "default_dot_input_precision", "debug", "arch", "waves_per_eu", "matrix_instr_nonkdim")
-    return ", ".join(f"{k}={o[k]}" for k in keys if k in o)
+    shown = [f"{k}={o[k]}" for k in keys if k in o]
+    # the options a launch may set (params.LAUNCH_OPTIONS), shown when they differ from Triton's default
+    shown += [f"{k}={o[k]}" for k, default in (("maxnreg", None), ("num_ctas", 1), ("kpack", 1))
+              if k in o and o[k] != default]
+    return ", ".join(shown)
 
 
 def _triton_version() -> str:
