@@ -25,6 +25,7 @@ def gemm_tma_kernel(
     M, N, K,
     BLOCK_SIZE_M: tl.constexpr, BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
     GROUP_SIZE_M: tl.constexpr,
+    WARP_SPECIALIZE: tl.constexpr,   # split the warps into a loading and a multiplying group (sm_100)
 ):
     # Describe each matrix once: where it is, its shape and strides, and the tile we will ask for.
     a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BLOCK_SIZE_M, BLOCK_SIZE_K])
@@ -43,7 +44,7 @@ def gemm_tma_kernel(
 
     # The K loop: tiles asked for by coordinates; no masks, the copy engine zero-fills past the edges.
     accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
+    for k in tl.range(0, tl.cdiv(K, BLOCK_SIZE_K), warp_specialize=WARP_SPECIALIZE):
         a = a_desc.load([pid_m * BLOCK_SIZE_M, k * BLOCK_SIZE_K])
         b = b_desc.load([k * BLOCK_SIZE_K, pid_n * BLOCK_SIZE_N])
         accumulator = tl.dot(a, b, accumulator)
@@ -65,7 +66,7 @@ SPEC = KernelSpec(
     tensors={"a": Tensor(("M", "K")), "b": Tensor(("K", "N")), "c": Tensor(("M", "N"), output=True)},
     args=lambda a, b, c, M, N, K: (a, b, c, M, N, K),
     grid=lambda shape, meta: (cdiv(shape["M"], meta["BLOCK_SIZE_M"]) * cdiv(shape["N"], meta["BLOCK_SIZE_N"]),),
-    meta={"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
+    meta={"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8, "WARP_SPECIALIZE": False},
     num_warps=8,
     num_stages=3,
     default_shape={"M": 4096, "N": 4096, "K": 4096},

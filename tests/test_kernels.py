@@ -106,3 +106,14 @@ def test_gemm_tma_moves_tiles_with_the_tma_on_sm90_and_with_cp_async_on_sm80():
     assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx     # C goes out the same way
     old = Request.of("gemm_tma", "sm_80").compile().stage("ptx")
     assert "cp.async.bulk" not in old and old.count("cp.async.cg.shared.global") == 24
+
+
+@pytest.mark.compile
+def test_gemm_tma_warp_specialised_on_sm100_splits_loader_mma_and_epilogue():
+    plain = Request.of("gemm_tma", "sm_100").compile()
+    split = Request.of("gemm_tma", "sm_100", meta={"WARP_SPECIALIZE": True}).compile()
+    assert plain.threads_per_block == 256 and split.threads_per_block == 384
+    ttgir = split.stage("ttgir")
+    assert "ttg.warp_specialize" in ttgir and "ttng.tc_gen5_mma" in ttgir
+    assert "requestedRegisters = array<i32: 24, 24>" in ttgir
+    assert "setmaxnreg.dec.sync.aligned.u32 \t24;" in split.stage("ptx")
