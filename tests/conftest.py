@@ -34,3 +34,15 @@ def gemm_sm90():
     """gemm at its defaults (4096^3, fp16) compiled for sm_90: the kernel most figures are pinned on."""
     spec = registry.load("gemm")
     return Request.of(spec, "sm_90").compile()
+
+
+@pytest.fixture(scope="session")
+def vector_add_trace(tmp_path_factory):
+    """A `playground run --trace` file of Triton's tutorial-01 script on a virtual sm_80 (needs torch)."""
+    pytest.importorskip("torch")
+    from pathlib import Path
+    trace = tmp_path_factory.mktemp("trace") / "t.json"
+    script = Path(__file__).resolve().parent / "data" / "scripts" / "vector_add_bench.py"
+    code, output = run("run", "--target", "sm_80", "--trace", str(trace), str(script))
+    assert code == 0, output
+    return trace

@@ -192,13 +192,8 @@ def test_diff_compares_two_targets_with_deltas(client):
     assert rows["registers"]["changed"] or rows["blocks per SM"]["changed"]
 
 
-def test_a_trace_lists_its_variants_and_opens_one(tmp_path):
-    pytest.importorskip("torch")
-    from conftest import run
-    trace = tmp_path / "t.json"
-    code, _ = run("run", "--target", "sm_80", "--trace", str(trace),
-                  str(ROOT / "tests" / "data" / "scripts" / "vector_add_bench.py"))
-    assert code == 0
+def test_a_trace_lists_its_variants_and_opens_one(vector_add_trace):
+    trace = vector_add_trace
     workspace = Workspace(str(trace), None)
     try:
         state = workspace.state()

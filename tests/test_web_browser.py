@@ -273,13 +273,8 @@ def test_a_third_pane_shows_another_stage(browser, gemm_page):
     assert any("tt.dot" in line for line in selected_lines(browser, "ttir"))
 
 
-def test_a_trace_opens_as_its_launches_and_each_opens_in_explore(browser, tmp_path):
-    pytest.importorskip("torch")
-    from conftest import run
-    trace = tmp_path / "t.json"
-    code, _ = run("run", "--target", "sm_80", "--trace", str(trace),
-                  str(ROOT / "tests" / "data" / "scripts" / "vector_add_bench.py"))
-    assert code == 0
+def test_a_trace_opens_as_its_launches_and_each_opens_in_explore(browser, vector_add_trace):
+    trace = vector_add_trace
     served = Served(str(trace), None)
     try:
         open_page(browser, served.url)

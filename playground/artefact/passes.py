@@ -95,8 +95,7 @@ class PassLog:
         name, _, nth = which.partition("#")
         matches = [p for p in self.passes if name.lower() in (p.name.lower(), p.argument.lower())]
         if not matches:
-            import difflib as dl
-            close = dl.get_close_matches(name, sorted({p.argument for p in self.passes} | {p.name for p in self.passes}), 3)
+            close = difflib.get_close_matches(name, sorted({p.argument for p in self.passes} | {p.name for p in self.passes}), 3)
             raise UserError(f"--show-pass {which}: no such pass in this pipeline"
                             + (f"; did you mean {', '.join(close)}?" if close else "; see the list with --passes"))
         index = int(nth) if nth.isdigit() else 1

@@ -46,7 +46,7 @@ def view(c, stages: list[str] | None = None, source: str | None = None, display_
                    "shape": c.config.shape, "dtype": c.config.dtype},
         "dtypes": list(getattr(c.spec, "dtypes", None) or [c.config.dtype]),
         "source": source, "kernel_lines": [first, last],
-        "header": render.header_lines(c), "figures": figures(c),
+        "header": (header := render.header_lines(c)), "figures": figures(c, header),
         "available_stages": pane_stages(c.target), "stages": {},
     }
     for stage in stages:
@@ -103,14 +103,14 @@ def _colors(stages: dict) -> dict:
     return {str(line): i for i, line in enumerate(lines)}
 
 
-def figures(c) -> list[dict]:
+def figures(c, header: list[str] | None = None) -> list[dict]:
     """The header's figures as the page's chips: name, value, and the header's full line as a tooltip.
     Values come from the binary's resources and the occupancy calculator, as the header's do."""
     from ..errors import UserError
     from ..figures import occupancy, occupancy_text
     from ..units import kib, pct
     titles: dict[str, str] = {}
-    for line in render.header_lines(c):
+    for line in header if header is not None else render.header_lines(c):
         if not line.startswith(" ") and len(line.split(None, 1)) == 2:   # indented lines continue a figure
             titles.setdefault(*[part.strip() for part in line.split(None, 1)])
     r = c.resources

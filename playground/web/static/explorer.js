@@ -374,7 +374,7 @@ var PlaygroundExplorer = (function () {
     this.paintSource();
   };
 
-  Explorer.prototype.renderChips = function (figures, previous) {
+  Explorer.prototype.renderChips = function (figures) {
     var self = this;
     this.chips.querySelectorAll(".chip").forEach(function (n) { n.remove(); });
     var old = {};
