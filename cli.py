@@ -947,14 +947,22 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
 @click.option("--interpreter", is_flag=True, help="Run in Triton's CPU interpreter even when a GPU is present.")
 @click.option("--timeout", type=float, default=600, show_default=True, metavar="SECONDS",
               help="Stop a case still running in the interpreter after this long; it fails alone.")
+@click.option("--plain", is_flag=True,
+              help="Only the cases as written: N(0, 1) inputs, contiguous tensors, the launch's config.")
+@click.option("--no-sanitize", is_flag=True, help="Do not watch the interpreter for races, bad reads and writes.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.pass_context
 def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps, num_stages, seed, interpreter,
-                  timeout, as_json):
+                  timeout, plain, no_sanitize, as_json):
     """Run KERNEL on its test cases and compare every output with its PyTorch reference (fp64).
 
     Runs on the local CUDA GPU, or through Triton's interpreter on the CPU when there is none.
-    Exit status 1 when any case mismatches or crashes, 2 for bad input.
+    Besides the cases, one small case also runs with adversarial inputs (x100, all-negative and
+    equal rows, ...), with transposed, sliced and misaligned tensors where the kernel takes
+    strides, and under each config of its autotune space (a sample with --quick). In the
+    interpreter, sanitizers report races, out-of-bounds accesses and undefined reads that reach
+    an output, with the kernel line. Exit status 1 when any run mismatches, crashes or is
+    flagged, 2 for bad input.
 
     \b
     playground check gemm
@@ -976,13 +984,20 @@ def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps
     with _progress(not as_json, "checking") as tick:
         outcome = correctness.run_check(specs, all_kernels, quick, params.parse_assignments(shape, "--shape"),
                                        dtype, params.parse_assignments(meta, "--meta", strings=True), num_warps,
-                                       num_stages, seed,
-                                       interpreter, progress=tick, timeout=timeout)
+                                       num_stages, seed, interpreter, progress=tick, timeout=timeout,
+                                       kinds=check_kinds(plain, no_sanitize))
     if as_json:
         click.echo(report.to_json(outcome))
     else:
         check_text.render(outcome, debug=_debug(ctx))
     ctx.exit(outcome.exit_code)
+
+
+def check_kinds(plain: bool, no_sanitize: bool) -> tuple:
+    """What runs besides the plain cases (run/variants.py's KINDS), from --plain and --no-sanitize."""
+    from playground.run.variants import KINDS
+    kinds = () if plain else tuple(k for k in KINDS if k != "sanitizers")
+    return kinds if no_sanitize else kinds + ("sanitizers",)
 
 
 if __name__ == "__main__":

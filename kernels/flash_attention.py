@@ -150,6 +150,9 @@ SPEC = KernelSpec(
            {"Z": 1, "H": 2, "N_CTX": 256 + 17, "D": 128}, {"Z": 1, "H": 2, "N_CTX": 256 + 17, "D": 16,
                                                           "meta": {"CAUSAL": True}},
            {"Z": 1, "H": 1, "N_CTX": 1, "D": 32}, {"Z": 3, "H": 1, "N_CTX": 100, "D": 32, "meta": {"CAUSAL": True}}],
+    # x100 queries and keys make one-hot attention rows, and x100 values push the output's error
+    # past the fixed atol tolerances.py gives flash attention (it is sized for N(0, 1) values).
+    generators=("randn", "negative", "equal"),
     quick_cases=[{"Z": 1, "H": 2, "N_CTX": 64 + 17, "D": 32}, {"Z": 1, "H": 2, "N_CTX": 64 + 17, "D": 32,
                                                               "meta": {"CAUSAL": True}},
                  {"Z": 1, "H": 1, "N_CTX": 1, "D": 16}],

@@ -123,7 +123,7 @@ def test_a_second_signal_ends_at_once_even_when_cleanup_hangs():
 # ---- time limits -------------------------------------------------------------------------------
 
 def test_check_stops_a_case_past_its_timeout_and_reports_it():
-    code, out, err = cli("check", SLOW, "--timeout", "2", "--json")
+    code, out, err = cli("check", SLOW, "--timeout", "2", "--json", "--plain")
     data = json.loads(out)
     assert code == 1
     (case,) = data["results"]

@@ -56,6 +56,8 @@ TIMEOUT_S = 600
 # whether Triton's cache served it. Both sides are normalised before the staleness comparison.
 VOLATILE = [
     (re.compile(r"compile(\s+)\d+ ms \((cache hit|compiled)\)"), r"compile\1N ms (cached or not)"),
+    # check's time per input class, layout and config runs
+    (re.compile(r"(?<=[a-z ]) \d+\.\d\d s(?=,|$)", re.M), r" N s"),
 ]
 
 _FENCE = re.compile(r"^```(\w*)\s*$")

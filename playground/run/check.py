@@ -18,17 +18,13 @@ from ..core.registry import load, ref
 from ..core.request import Request
 from ..core.spec import KernelSpec
 from ..errors import UserError
-from . import runner, tolerances, worker
+from . import runner, tolerances, variants, worker
 from .compare import OutputCheck, at, compare
 
 DEFAULT_CASE_SECONDS = 600.0          # per case in the interpreter: generous, but not forever
 # The most elements (all tensors together) a case the user did not ask for may have: 4M elements
 # is about a second of interpreted elementwise work, and a 1024^2 GEMM's operands.
 FALLBACK_MAX_ELEMENTS = 4 * 1024 * 1024
-# Triton's interpreter keeps bf16 as raw uint16 bits and does arithmetic on the bits (loads,
-# stores and casts are right; add, dot, sum are not). Its maintainers call bf16 unsupported there.
-BF16_NOTE = ("bf16 cannot be checked in Triton's interpreter: it computes on bf16's raw bits "
-             "(triton-lang/triton#11584); check it on a GPU")
 
 
 @dataclass
@@ -43,6 +39,10 @@ class CaseResult:
     problems: list[str] = field(default_factory=list)   # crash message, stray writes, skip reason
     traceback: str | None = None
     seconds: float = 0.0            # the launch alone
+    kind: str = "values"            # what this run varies: "values", "layouts" or "configs" (variants.py)
+    variant: str = "randn"          # the input generator, layout or config it runs with
+    findings: list[str] = field(default_factory=list)   # the sanitizers' reports, each naming a kernel line
+    wall: float = 0.0               # the whole run, worker round trip and sanitizer reruns included
 
     @property
     def ok(self) -> bool:
@@ -50,10 +50,13 @@ class CaseResult:
 
     @property
     def label(self) -> str:
-        return f"{self.kernel} [{runner.describe_case(self.case)}] {self.dtype}"
+        extra = "" if self.variant == "randn" else f" {self.variant}"
+        if self.kind == "configs":
+            extra += f" ({self.config})"
+        return f"{self.kernel} [{runner.describe_case(self.case)}] {self.dtype}{extra}"
 
     def reasons(self) -> list[str]:
-        return self.problems + [f"{o.name}: {p}" for o in self.outputs for p in o.problems]
+        return self.findings + self.problems + [f"{o.name}: {p}" for o in self.outputs for p in o.problems]
 
     def summary(self) -> str:
         """A few lines saying what went wrong, for assertion messages and the CLI."""
@@ -70,6 +73,7 @@ class Report:
     mode: str
     results: list[CaseResult]
     seed: int = 0
+    sanitizers: str = "off"         # whether memcheck, racecheck and initcheck watched the runs, in words
 
     @property
     def ok(self) -> bool:
@@ -85,52 +89,117 @@ class Report:
             out[r.status] = out.get(r.status, 0) + 1
         return out
 
+    def seconds_by_variant(self) -> dict:
+        """Wall seconds per input generator, and per layout and config class: what each costs."""
+        out = {}
+        for r in self.results:
+            key = r.variant if r.kind == "values" else r.kind
+            out[key] = out.get(key, 0.0) + r.wall
+        return out
+
     def as_dict(self) -> dict:
         return {"mode": self.mode, "seed": self.seed, "ok": self.ok, "counts": self.counts(),
+                "seconds_by_variant": self.seconds_by_variant(), "sanitizers": self.sanitizers,
                 "results": [asdict(r) for r in self.results]}
 
 
 def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dict | None = None,
                num_warps: int | None = None, num_stages: int | None = None, seed: int = 0,
-               interpreter: bool = False, explicit_dtype: bool = False,
-               time_limit: float | None = DEFAULT_CASE_SECONDS) -> CaseResult:
+               interpreter: bool = False,
+               time_limit: float | None = DEFAULT_CASE_SECONDS, variant: variants.Variant = variants.PLAIN,
+               sanitize: bool = True) -> CaseResult:
     """Run `spec` on one case and compare with its reference. Bad input raises UserError.
 
-    A case still running in the interpreter after `time_limit` seconds is stopped and fails alone.
+    `variant` says which inputs, layout or config (variants.py); `sanitize` watches the run in the
+    interpreter (sanitize.py). A case still running in the interpreter after `time_limit` seconds
+    is stopped and fails alone.
     """
+    import time
+    started = time.perf_counter()
+    case = {**case, **variant.layout}
     sizes, layout = runner.split_case(case)
     merged_meta = {**layout.get("meta", {}), **(meta or {})}
+    if variant.config is not None:
+        from ..core.spec import split_config
+        config_meta, num_warps, num_stages = split_config(variant.config)
+        merged_meta = {**merged_meta, **config_meta}
     # The config a launch of this case uses (spec.constraints checked); the kernel runs through its own JIT.
-    config = Request.of(spec, "native", merged_meta, num_warps, num_stages, sizes, dtype).config
     run_mode = worker.mode(force_interpreter=interpreter)
     mode_label = worker.describe(run_mode)
-    common = dict(kernel=spec.name, case=case, dtype=config.dtype, mode=mode_label, config=config.describe())
-    dtypes_used = {spec.tensor_dtype(n, config.dtype) for n in spec.tensors}
-    if run_mode == worker.INTERPRETER and "bf16" in dtypes_used:
-        if explicit_dtype:
-            raise UserError(BF16_NOTE)
-        return CaseResult(**common, status="skip", problems=[BF16_NOTE])
+    labels = dict(kind=variant.kind, variant=variant.name)
     try:
-        return worker.call(execute, run_mode, time_limit=time_limit, ref=ref(spec),
-                           case=case, config=config, seed=seed, run_mode=run_mode, mode_label=mode_label)
+        config = Request.of(spec, "native", merged_meta, num_warps, num_stages, sizes, dtype).config
+    except UserError as e:
+        if variant == variants.PLAIN:
+            raise
+        # a config of the autotune space (or a long reduction) the kernel's constraints refuse for this case
+        return CaseResult(kernel=spec.name, case=case, dtype=dtype or spec.dtype, mode=mode_label,
+                          config=str(variant.config or ""), status="skip", problems=[f"does not apply: {e}"],
+                          **labels)
+    common = dict(kernel=spec.name, case=case, dtype=config.dtype, mode=mode_label, config=config.describe(),
+                  **labels)
+    try:
+        result = worker.call(execute, run_mode, time_limit=time_limit, ref=ref(spec), case=case, config=config,
+                             seed=seed, run_mode=run_mode, mode_label=mode_label, generator=variant.generator,
+                             sanitize=sanitize)
+        result.kind, result.variant = labels["kind"], labels["variant"]
+        if variant.kind == "layouts" and result.status == "error" and "16-byte aligned" in " ".join(result.problems):
+            # a TMA descriptor's rule (cuTensorMapEncodeTiled: aligned base and row strides), which
+            # Triton asserts: the kernel refuses this layout rather than computing it wrong
+            result.status, result.traceback = "skip", None
+            result.problems = [f"does not apply: the kernel needs 16-byte aligned tensors ({result.problems[0]})"]
     except worker.WorkerDied as e:
-        return CaseResult(**common, status="error", problems=[str(e)])
+        result = CaseResult(**common, status="error", problems=[str(e)])
+    result.wall = time.perf_counter() - started
+    return result
 
 
-def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: str) -> CaseResult:
-    """Where kernels run: launch once, compare each output. Crashes become an "error" result."""
+def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: str, generator: str = "randn",
+            sanitize: bool = False) -> CaseResult:
+    """Where kernels run: launch once, compare each output. Crashes become an "error" result.
+
+    In the interpreter with `sanitize`, the launch is watched (memcheck, racecheck) and the
+    masked-out lanes of `other`-less loads read NaN. Should the case then fail, it runs again
+    reading zeros, as Triton's interpreter does: outputs that differ between the two runs are
+    reached by undefined values (initcheck), and the report shows the zero run's comparison.
+    """
     spec = load(ref)
     _, layout = runner.split_case(case)
     common = dict(kernel=spec.name, case=case, dtype=config.dtype, mode=mode_label, config=config.describe())
     device = "cuda" if run_mode == worker.CUDA else "cpu"
+    sanitizing = sanitize and run_mode == worker.INTERPRETER
+    if run_mode == worker.INTERPRETER:
+        from . import bf16_interpreter
+        bf16_interpreter.install()       # Triton's interpreter computes on bf16's bits; we compute in fp32
+
+    def launch(**options):
+        return runner.run(spec, spec.kernel, config.shape, layout, config.dtype, config, seed, device, generator,
+                          sanitize=options if sanitizing else None)
+
     try:
-        run = runner.run(spec, spec.kernel, config.shape, layout, config.dtype, config, seed, device)
+        run = launch()
+        outputs = _compare_outputs(spec, config, run)
+        findings = [str(f) for f in run.sanitizer.findings] if run.sanitizer else []
+        failed = run.problems or any(not o.ok for o in outputs)
+        if failed and run.sanitizer and run.sanitizer.uninitialised_sites:
+            zero = launch(poison=False)
+            changed = _changed(run.got, zero.got)
+            if changed:
+                lines = _initcheck_lines(launch, run.sanitizer, zero)
+                findings.append(str(run.sanitizer.initcheck_finding(lines, list(changed), sum(changed.values()))))
+                run, outputs = zero, _compare_outputs(spec, config, zero)
     except UserError:
         raise
     except Exception as e:
         import traceback
         return CaseResult(**common, status="error", problems=[runner.crash_message(e, spec, config)],
                           traceback=traceback.format_exc())
+    failed = run.problems or findings or any(not o.ok for o in outputs)
+    return CaseResult(**common, status="fail" if failed else "pass", outputs=outputs, problems=run.problems,
+                      seconds=run.seconds, findings=findings)
+
+
+def _compare_outputs(spec: KernelSpec, config, run) -> list[OutputCheck]:
     length = config.shape.get(spec.reduction_dim, 1) if spec.reduction_dim else 1
     outputs = []
     for name in spec.outputs:
@@ -138,9 +207,30 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
         tol = tolerances.for_output(spec.name, out_dtype, length)
         got = run.got[name]
         outputs.append(compare(name, got, run.expected[name], out_dtype, tol, runner.unwritten(got, out_dtype)))
-    failed = run.problems or any(not o.ok for o in outputs)
-    return CaseResult(**common, status="fail" if failed else "pass", outputs=outputs, problems=run.problems,
-                      seconds=run.seconds)
+    return outputs
+
+
+def _changed(one: dict, other: dict) -> dict:
+    """Output name -> elements whose bits differ between two runs (only the outputs that differ)."""
+    out = {}
+    for name, t in one.items():
+        count = int((runner._bits(t) != runner._bits(other[name])).sum())
+        if count:
+            out[name] = count
+    return out
+
+
+MAX_INITCHECK_RERUNS = 4
+
+
+def _initcheck_lines(launch, sanitizer, zero) -> list[str]:
+    """Which of the `other`-less loads reach an output: each poisoned alone (a few at most)."""
+    sites = list(sanitizer.uninitialised_sites)
+    if len(sites) == 1:
+        return sites
+    culprits = [line for line in sites[:MAX_INITCHECK_RERUNS]
+                if _changed(launch(poison_sites={line}).got, zero.got)]
+    return culprits or sites
 
 
 def cases_for(spec: KernelSpec, quick: bool = False) -> list[dict]:
@@ -176,18 +266,22 @@ def case_elements(spec: KernelSpec, case: dict) -> int:
 def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = False, shape: dict | None = None,
               dtype: str | None = None, meta: dict | None = None, num_warps: int | None = None,
               num_stages: int | None = None, seed: int = 0, interpreter: bool = False, progress=None,
-              timeout: float | None = DEFAULT_CASE_SECONDS) -> Report:
+              timeout: float | None = DEFAULT_CASE_SECONDS, kinds: tuple = variants.KINDS) -> Report:
     """What `playground check` does: pick the cases and dtypes of each spec, check each, collect a report.
 
     `all_kernels`: the specs are every kernel in kernels/ (`--all`), so a dtype one of them lacks
     skips it rather than failing. `progress(done, total, result)`, if given, is called after each
-    case; `timeout` is the per-case limit in the interpreter, in seconds.
+    case; `timeout` is the per-case limit in the interpreter, in seconds. `kinds`: which of
+    variants.KINDS run besides the plain cases (values, layouts, configs) and whether the
+    sanitizers watch the interpreter ("sanitizers"); () is the plain check alone.
     """
     if timeout is not None and timeout <= 0:
         raise UserError(f"--timeout {timeout:g}: must be a positive number of seconds")
     runner.require_torch("check")
     if shape and all_kernels:
         raise UserError("--shape needs one kernel, not --all")
+    interpreting = worker.mode(interpreter) == worker.INTERPRETER
+    fixed_config = bool(meta) or num_warps is not None or num_stages is not None
     plan = []
     for spec in specs:
         if dtype is not None and dtype not in spec.dtypes:
@@ -195,16 +289,25 @@ def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = 
                 continue
             raise UserError(f"--dtype {dtype}: {spec.name} supports {', '.join(spec.dtypes)}")
         cases = [dict(shape)] if shape else cases_for(spec, quick)
-        for case in cases:
-            for dt in ([dtype] if dtype else list(spec.dtypes)):
-                plan.append((spec, case, dt))
+        dts = [dtype] if dtype else list(spec.dtypes)
+        plan += [(spec, case, dt, variants.PLAIN) for case in cases for dt in dts]
+        probe = variants.probe_case(spec, cases)
+        plan += [(spec, case, dt, v) for case, dt, v in
+                 variants.extra(spec, probe, dts, set(kinds), fixed_config, quick, seed)]
     if not plan:
         raise UserError(f"no kernel supports --dtype {dtype}")
     results = []
-    for spec, case, dt in plan:
+    for spec, case, dt, variant in plan:
         results.append(check_case(spec, case, dt, meta, num_warps, num_stages, seed, interpreter,
-                                  explicit_dtype=dtype is not None, time_limit=timeout))
+                                  time_limit=timeout, variant=variant,
+                                  sanitize="sanitizers" in kinds))
         if progress:
             progress(len(results), len(plan), results[-1])
     mode = results[0].mode if results else worker.describe(worker.mode(interpreter))
-    return Report(mode=mode, results=results, seed=seed)
+    if "sanitizers" not in kinds:
+        sanitizers = "off (--no-sanitize)"
+    elif interpreting:
+        sanitizers = "memcheck, racecheck and initcheck watched every run"
+    else:
+        sanitizers = "off on a GPU: they watch Triton's interpreter (add --interpreter)"
+    return Report(mode=mode, results=results, seed=seed, sanitizers=sanitizers)

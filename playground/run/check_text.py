@@ -28,6 +28,7 @@ def render(report: Report, debug: bool = False, console=None) -> None:
         table.add_column("kernel", no_wrap=True)
     table.add_column("case")
     table.add_column("dtype", no_wrap=True)
+    table.add_column("inputs, layout or config")
     if multi_out:
         table.add_column("output", no_wrap=True)
     for title in ("max abs err", "max rel err", "worst err/tol", "mismatches", "NaN/Inf", "atol, rtol"):
@@ -36,7 +37,8 @@ def render(report: Report, debug: bool = False, console=None) -> None:
     for r in shown:
         for i, o in enumerate(r.outputs or [None]):
             cells = ([r.kernel if i == 0 else ""] if several else []) + \
-                    [runner.describe_case(r.case) if i == 0 else "", r.dtype if i == 0 else ""]
+                    [runner.describe_case(r.case) if i == 0 else "", r.dtype if i == 0 else "",
+                     r.variant if i == 0 else ""]
             if multi_out:
                 cells.append(o.name if o else "")
             if o is None:
@@ -45,15 +47,21 @@ def render(report: Report, debug: bool = False, console=None) -> None:
                 cells += [_num(o.max_abs), _num(o.max_rel), _ratio(o.worst), f"{o.mismatches}/{o.total}",
                           _specials(o), f"{o.atol:.2g}, {o.rtol:.2g}"]
             status = r.status if o is None or i == 0 else ("pass" if o.ok and not r.problems else "fail")
-            cells.append(Text(status.upper(), style=_STYLE[status]))
+            flagged = sorted({f.split(":")[0] for f in r.findings}) if i == 0 else []
+            cells.append(Text(" ".join([status.upper()] + flagged), style=_STYLE[status]))
             table.add_row(*cells)
     if shown:
         console.print(table)
+    said = set()           # a finding repeats in every run of the probe case: say it once
     for r in shown:
         if r.status == "pass" and not any(o.warnings for o in r.outputs):
             continue
         console.print(Text(f"{r.status.upper()} {r.label}", style=_STYLE[r.status]))
         for reason in r.reasons():
+            if reason in said:
+                reason = reason.split(": ")[0] + ": " + reason.split(": ")[1] + ": as above"
+            elif reason in r.findings:
+                said.add(reason)
             console.print(f"  {reason}", markup=False, soft_wrap=True)
         for o in r.outputs:
             for m in o.first:
@@ -69,6 +77,12 @@ def render(report: Report, debug: bool = False, console=None) -> None:
             skipped.setdefault(r.problems[0] if r.problems else "", []).append(r)
     for reason, rs in skipped.items():
         console.print(Text(f"SKIP {len(rs)} case(s): {reason}", style=_STYLE["skip"]), soft_wrap=True)
+    if report.sanitizers.startswith("off on a GPU") or not report.sanitizers.startswith("off"):
+        console.print(f"sanitizers: {report.sanitizers}", markup=False, soft_wrap=True)
+    spent = report.seconds_by_variant()
+    if len(spent) > 1:
+        console.print("time: " + ", ".join(f"{k} {v:.2f} s" for k, v in spent.items()), soft_wrap=True,
+                      markup=False)
     counts = report.counts()
     line = ", ".join(f"{counts[s]} {w}" for s, w in (("pass", "passed"), ("fail", "failed"),
                                                      ("error", "crashed"), ("skip", "skipped")) if s in counts)

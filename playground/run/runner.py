@@ -23,12 +23,12 @@ from ..core.spec import KernelSpec
 from ..errors import UserError
 from ..units import size
 
-LAYOUT_KEYS = ("transpose", "pad", "meta")   # case keys that are not problem sizes
+LAYOUT_KEYS = ("transpose", "pad", "offset", "meta")   # case keys that are not problem sizes
 GUARD = 4096                                  # sentinel elements before and after every tensor
 
 
 def split_case(case: dict) -> tuple[dict, dict]:
-    """A case dict -> (sizes, layout): layout holds "transpose", "pad" and "meta"."""
+    """A case dict -> (sizes, layout): layout holds "transpose", "pad", "offset" and "meta"."""
     sizes = {k: v for k, v in case.items() if k not in LAYOUT_KEYS}
     layout = {k: v for k, v in case.items() if k in LAYOUT_KEYS}
     return sizes, layout
@@ -41,7 +41,10 @@ def describe_case(case: dict) -> str:
     if "transpose" in layout:
         parts.append(f"transpose={','.join(_names(layout['transpose']))}")
     if "pad" in layout:
-        parts.append(f"pad={layout['pad']}")
+        pad = layout["pad"]
+        parts.append(f"pad={','.join(f'{k}:{v}' for k, v in pad.items()) if isinstance(pad, dict) else pad}")
+    if "offset" in layout:
+        parts.append(f"offset={layout['offset']}")
     parts += [f"{k}={v}" for k, v in layout.get("meta", {}).items()]
     return ", ".join(parts)
 
@@ -63,6 +66,7 @@ class Buffer:
     storage: object     # 1-D: GUARD sentinels, the allocation, GUARD sentinels
     covered: object     # bool per allocation element: part of the view (False = row padding)
     before: object      # a bitwise copy of `storage` right before the launch
+    start: int = GUARD  # where the allocation begins in `storage` (past the guard and any offset)
 
 
 def require_torch(command: str) -> None:
@@ -82,7 +86,7 @@ def case_bytes(spec: KernelSpec, shape: dict, layout: dict, dtype: str) -> int:
         rows = math.prod(dims[:-1]) if dims else 1
         elements = math.prod(dims) + rows * pad if dims else 1
         size = dtypes.size(spec.tensor_dtype(name, dtype))
-        total += (elements + 2 * GUARD) * size
+        total += (elements + 2 * GUARD + int(layout.get("offset", 0))) * size
         total += math.prod(dims) * (8 + (0 if t.output else size))
     return total
 
@@ -106,20 +110,24 @@ def require_memory(spec: KernelSpec, shape: dict, layout: dict, dtype: str, devi
                         f"reference), and {size(free)} is {where}")
 
 
-def allocate(spec: KernelSpec, shape: dict, layout: dict, dtype: str, seed: int, device: str) -> dict:
-    """Every tensor of the spec at `shape`: inputs seeded and filled, outputs full of sentinels."""
+def allocate(spec: KernelSpec, shape: dict, layout: dict, dtype: str, seed: int, device: str,
+             generator: str = "randn") -> dict:
+    """Every tensor of the spec at `shape`: inputs seeded and filled (by `generator`, see inputs.py),
+    outputs full of sentinels. layout["offset"] starts every tensor that many elements past an
+    aligned address (1 breaks 16-byte alignment, which changes what the JIT specialises)."""
     require_memory(spec, shape, layout, dtype, device)
     transposed = set(_names(layout.get("transpose", [])))
     for name in transposed:
         if name not in spec.tensors or len(spec.tensors[name].shape) != 2:
             raise UserError(f"{spec.name}: case says transpose={name}, but that is not a 2-D tensor of the kernel")
-    values = _input_values(spec, shape, dtype, seed)
+    values = _input_values(spec, shape, dtype, seed, generator)
+    offset = int(layout.get("offset", 0))
     buffers = {}
     for name, t in spec.tensors.items():
         dims = t.dims(shape)
         pad = _pad_for(layout.get("pad", 0), name) if len(dims) == 2 else 0
         buffers[name] = _guarded(name, dims, spec.tensor_dtype(name, dtype), name in transposed, pad, device,
-                                 sentinel=t.output)
+                                 sentinel=t.output, offset=offset)
         if not t.output:
             buffers[name].view.copy_(values[name].to(device))
         buffers[name].before = buffers[name].storage.clone()
@@ -130,46 +138,40 @@ def _pad_for(pad, name) -> int:
     return int(pad.get(name, 0)) if isinstance(pad, dict) else int(pad)
 
 
-def _input_values(spec: KernelSpec, shape: dict, dtype: str, seed: int) -> dict:
+def _input_values(spec: KernelSpec, shape: dict, dtype: str, seed: int, generator: str = "randn") -> dict:
     """Seeded input values, generated on the CPU so that every device sees the same numbers."""
-    import torch
     if spec.make_inputs is not None:
         made = spec.make_inputs(shape, dtype, seed)
         missing = [n for n in spec.inputs if n not in made]
         if missing:
             raise UserError(f"{spec.name}: make_inputs returned no {', '.join(missing)}")
         return made
-    gen = torch.Generator().manual_seed(seed)
-    values = {}
-    for name in spec.inputs:
-        dims, tdtype = spec.tensors[name].dims(shape), torch_dtype(spec.tensor_dtype(name, dtype))
-        if tdtype.is_floating_point:
-            values[name] = torch.randn(dims, generator=gen).to(tdtype)
-        else:
-            values[name] = torch.randint(-100, 100, dims, generator=gen).to(tdtype)
-    return values
+    from .inputs import values
+    return values(spec, shape, dtype, seed, generator)
 
 
-def _guarded(name, dims, dtype: str, transposed: bool, pad: int, device: str, sentinel: bool) -> Buffer:
+def _guarded(name, dims, dtype: str, transposed: bool, pad: int, device: str, sentinel: bool,
+             offset: int = 0) -> Buffer:
     import torch
     tdtype = torch_dtype(dtype)
     rows_first = tuple(reversed(dims)) if transposed else tuple(dims)   # the allocation's logical shape
     alloc = rows_first[:-1] + (rows_first[-1] + pad,) if rows_first else rows_first
     n = math.prod(alloc)
-    storage = torch.empty(GUARD + n + GUARD, dtype=tdtype, device=device)
+    start = GUARD + offset
+    storage = torch.empty(start + n + GUARD, dtype=tdtype, device=device)
     if sentinel or not tdtype.is_floating_point:
         _bits(storage).fill_(dtypes.get(dtype).sentinel_bits)
     else:
         storage.fill_(float("nan"))
     index = torch.arange(n, device=device).view(alloc)
-    body = storage[GUARD:GUARD + n].view(alloc)
+    body = storage[start:start + n].view(alloc)
     if pad:
         body, index = body[..., :rows_first[-1]], index[..., :rows_first[-1]]
     if transposed:
         body, index = body.t(), index.t()
     covered = torch.zeros(n, dtype=torch.bool, device=device)
     covered[index.reshape(-1)] = True
-    return Buffer(name, body, storage, covered, None)
+    return Buffer(name, body, storage, covered, None, start)
 
 
 @dataclass
@@ -179,12 +181,21 @@ class Run:
     expected: dict       # output name -> fp64 tensor from the reference
     problems: list[str] = field(default_factory=list)   # writes outside the outputs, changed inputs
     seconds: float = 0.0
+    sanitizer: object = None   # the sanitize.Sanitizer that watched the launch, if one did
 
 
-def run(spec: KernelSpec, kernel, shape: dict, layout: dict, dtype: str, config, seed: int, device: str) -> Run:
-    """Allocate, launch once, compute the reference, and look for stray writes."""
+def run(spec: KernelSpec, kernel, shape: dict, layout: dict, dtype: str, config, seed: int, device: str,
+        generator: str = "randn", sanitize: dict | None = None) -> Run:
+    """Allocate, launch once, compute the reference, and look for stray writes.
+
+    `sanitize` (interpreter only): the options of a sanitize.Sanitizer that watches the launch.
+    """
     import torch
-    buffers = allocate(spec, shape, layout, dtype, seed, device)
+    buffers = allocate(spec, shape, layout, dtype, seed, device, generator)
+    sanitizer = None
+    if sanitize is not None:
+        from .sanitize import Sanitizer
+        sanitizer = Sanitizer.for_buffers(buffers, set(spec.outputs), **sanitize)
     views = {n: b.view for n, b in buffers.items()}
     args = spec.args_for(views, shape)
     grid = spec.grid_for(shape, config.meta)
@@ -197,14 +208,19 @@ def run(spec: KernelSpec, kernel, shape: dict, layout: dict, dtype: str, config,
     if hook is not None:        # the config's pre_hook, as Triton's Autotuner calls it before the launch
         hook({**dict(zip(spec.kernel.arg_names, args)), **config.meta})
     start = time.perf_counter()
-    kernel[grid](*args, **{**config.meta, "num_warps": config.num_warps, "num_stages": config.num_stages})
+    launch = {**config.meta, "num_warps": config.num_warps, "num_stages": config.num_stages}
+    if sanitizer is not None:
+        with sanitizer.active():
+            kernel[grid](*args, **launch)
+    else:
+        kernel[grid](*args, **launch)
     if device == "cuda":
         torch.cuda.synchronize()
     seconds = time.perf_counter() - start
     problems = [p for b in buffers.values() for p in _stray_writes(b, spec.tensors[b.name].output)]
     expected = reference_outputs(spec, {n: views[n] for n in spec.inputs}, shape, config.meta)
     got = {n: views[n] for n in spec.outputs}
-    return Run(got=got, expected=expected, problems=problems, seconds=seconds)
+    return Run(got=got, expected=expected, problems=problems, seconds=seconds, sanitizer=sanitizer)
 
 
 def reference_outputs(spec: KernelSpec, inputs: dict, shape: dict, meta: dict) -> dict:
@@ -247,7 +263,7 @@ def _stray_writes(b: Buffer, is_output: bool) -> list[str]:
     if not bool(changed.any()):
         return []
     n = b.covered.numel()
-    head, body, tail = changed[:GUARD], changed[GUARD:GUARD + n], changed[GUARD + n:]
+    head, body, tail = changed[:b.start], changed[b.start:b.start + n], changed[b.start + n:]
     problems = []
     if int(tail.sum()):
         problems.append(f"wrote {int(tail.sum())} element(s) past the end of '{b.name}', "

@@ -1,0 +1,338 @@
+"""Sanitizers for a kernel run in Triton's interpreter: memcheck, racecheck and initcheck.
+
+The interpreter runs one program after another and executes every `tl.load` and `tl.store` as a
+call on its builder, with the lanes' addresses as a numpy array. While a `Sanitizer` is active,
+those calls are watched (the builder's methods are wrapped once per process, and do nothing
+extra when no sanitizer is active):
+
+- memcheck: a lane whose mask is on and whose address is outside every tensor argument, or in a
+  sliced view's row padding. The first such lane per kernel line is reported: which program,
+  which lane, and where it points (so many elements past the end of 'x'). A lane outside every
+  allocation, guards included, is dropped so the interpreter cannot read or write wild memory.
+- racecheck: two programs storing to the same element with plain `tl.store`, or one program
+  loading an output element that another stores to, with no atomic between them. On a GPU the
+  programs run concurrently, so the result depends on their order; the interpreter's sequential
+  order hides that. Atomics are recorded as such and never reported.
+- initcheck: a `tl.load` with a mask and no `other=` leaves its masked-out lanes undefined on a
+  GPU (the interpreter reads zeros there). The sanitizer poisons them (NaN for floats, the
+  type's largest value for integers); `check` then compares with a run that reads zeros, and
+  a difference in any output means undefined values reach it (see check.py).
+
+What each catches and misses, against NVIDIA's compute-sanitizer and triton-viz, is in
+docs/sanitizers.md. Every finding names the kernel's line: the innermost frame of the user's
+own code (the interpreter runs the kernel's Python, compiled from its own file).
+"""
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+_ACTIVE: Sanitizer | None = None
+MAX_FINDINGS = 5          # per sanitizer: the first few say enough
+
+
+@dataclass
+class Finding:
+    sanitizer: str        # "memcheck", "racecheck" or "initcheck"
+    where: str            # "kernels/softmax.py:31"
+    message: str
+
+    def __str__(self):
+        return f"{self.sanitizer}: {self.where}: {self.message}"
+
+
+@dataclass
+class Region:
+    """One tensor argument: its allocation (guards excluded) and which of its elements the view covers."""
+    name: str
+    base: int             # address of the allocation's first element
+    esize: int
+    covered: np.ndarray   # bool per allocation element
+    output: bool
+    storage_start: int    # the guarded storage, guards included
+    storage_end: int
+    view_offset: int      # the view's first element, in allocation elements
+    view_strides: tuple
+    view_shape: tuple
+
+    def coordinates(self, index: int) -> tuple:
+        """The view index of allocation element `index` (a covered one)."""
+        rest, coords = index - self.view_offset, [0] * len(self.view_shape)
+        for dim in sorted(range(len(self.view_shape)), key=lambda d: -self.view_strides[d]):
+            coords[dim], rest = divmod(rest, self.view_strides[dim]) if self.view_strides[dim] else (0, rest)
+        return tuple(coords)
+
+
+@dataclass
+class Sanitizer:
+    regions: list[Region]
+    poison: bool = True                    # masked-out lanes of `other`-less loads read poison
+    poison_sites: set | None = None        # only these lines (None: every line)
+    findings: list[Finding] = field(default_factory=list)
+    uninitialised_sites: dict = field(default_factory=dict)   # line -> masked-out lanes loaded with no other
+    _stores: list = field(default_factory=list)     # (addresses, program, line)
+    _loads: list = field(default_factory=list)      # loads of output elements: (addresses, program, line)
+    _reported: set = field(default_factory=set)
+
+    @classmethod
+    def for_buffers(cls, buffers: dict, outputs: set, **kwargs) -> Sanitizer:
+        """Regions from runner.allocate's guarded buffers."""
+        regions = []
+        for name, b in buffers.items():
+            esize = b.storage.element_size()
+            base = b.storage.data_ptr() + b.start * esize
+            regions.append(Region(name, base, esize, b.covered.cpu().numpy(), name in outputs,
+                                  b.storage.data_ptr(), b.storage.data_ptr() + b.storage.numel() * esize,
+                                  (b.view.data_ptr() - base) // esize, tuple(b.view.stride()),
+                                  tuple(b.view.shape)))
+        return cls(regions, **kwargs)
+
+    @contextmanager
+    def active(self):
+        global _ACTIVE
+        install()
+        _ACTIVE = self
+        try:
+            yield self
+        finally:
+            _ACTIVE = None
+        self.findings += self._races()
+
+    # --- what the wrapped builder calls ---------------------------------------------------------------
+    def on_access(self, kind: str, ptrs: np.ndarray, mask: np.ndarray, esize: int) -> np.ndarray:
+        """memcheck one access; returns the mask with wild lanes (outside every allocation) turned off."""
+        mask = np.broadcast_to(np.asarray(mask, dtype=bool), ptrs.shape)
+        if not mask.any():
+            return mask
+        addresses = ptrs.astype(np.int64)
+        inside, anywhere = np.zeros(ptrs.shape, bool), np.zeros(ptrs.shape, bool)
+        for r in self.regions:
+            index = (addresses - r.base) // r.esize
+            in_allocation = (index >= 0) & (index < r.covered.size)
+            inside |= in_allocation & r.covered[np.clip(index, 0, r.covered.size - 1)]
+            anywhere |= (addresses >= r.storage_start) & (addresses < r.storage_end)
+        bad = mask & ~inside
+        if bad.any():
+            self._out_of_bounds(kind, addresses, bad)
+        return mask & anywhere
+
+    def on_load(self, ptrs: np.ndarray, mask: np.ndarray, has_other: bool) -> bool:
+        """Record an `other`-less masked load; True when its masked-out lanes should read poison."""
+        line = None
+        if self._loads_outputs(ptrs, mask):
+            line = _kernel_line()
+            self._loads.append((ptrs[mask].astype(np.int64), _program(), line))
+        if has_other or mask.all():
+            return False
+        line = line or _kernel_line()
+        self.uninitialised_sites[line] = self.uninitialised_sites.get(line, 0) + int((~mask).sum())
+        return self.poison and (self.poison_sites is None or line in self.poison_sites)
+
+    def on_store(self, ptrs: np.ndarray, mask: np.ndarray, atomic: bool = False) -> None:
+        if not atomic and mask.any():
+            self._stores.append((ptrs[mask].astype(np.int64), _program(), _kernel_line()))
+
+    # --- findings -------------------------------------------------------------------------------------
+    def _out_of_bounds(self, kind: str, addresses: np.ndarray, bad: np.ndarray) -> None:
+        line = _kernel_line()
+        if (kind, line) in self._reported or self._count("memcheck") >= MAX_FINDINGS:
+            return
+        self._reported.add((kind, line))
+        lane = tuple(int(i) for i in np.argwhere(bad)[0])
+        address = int(addresses[lane])
+        lanes = int(bad.sum())
+        self.findings.append(Finding("memcheck", line,
+                                     f"{kind} of {lanes} lane(s) outside every tensor, the first "
+                                     f"{_lane(lane)} of program {_program_tuple()}: {self._describe(address)}"))
+
+    def _describe(self, address: int) -> str:
+        """Where an address points, relative to the nearest tensor."""
+        best = None
+        for r in self.regions:
+            index = (address - r.base) // r.esize
+            if 0 <= index < r.covered.size:
+                return f"the row padding of '{r.name}' (allocation element {index})"
+            distance = index - r.covered.size + 1 if index >= r.covered.size else -index
+            if best is None or distance < best[0]:
+                best = (distance, r, index)
+        distance, r, index = best
+        where = "past the end of" if index >= r.covered.size else "before the start of"
+        return f"{distance} element(s) {where} '{r.name}'"
+
+    def _loads_outputs(self, ptrs: np.ndarray, mask: np.ndarray) -> bool:
+        """Only loads that may touch an output can race with a store; inputs are never stored to."""
+        if not mask.any():
+            return False
+        lo, hi = int(ptrs[mask].min()), int(ptrs[mask].max())
+        return any(r.output and lo < r.storage_end and hi >= r.storage_start for r in self.regions)
+
+    def _races(self) -> list[Finding]:
+        if not self._stores:
+            return []
+        addresses = np.concatenate([a for a, _, _ in self._stores])
+        programs = np.concatenate([np.full(a.size, p, np.int64) for a, p, _ in self._stores])
+        lines = np.concatenate([np.full(a.size, i, np.int64) for i, (a, _, _) in enumerate(self._stores)])
+        order = np.argsort(addresses, kind="stable")
+        addresses, programs, lines = addresses[order], programs[order], lines[order]
+        found = []
+        clash = (addresses[1:] == addresses[:-1]) & (programs[1:] != programs[:-1])
+        if clash.any():
+            i = int(np.argmax(clash))
+            count = int(np.unique(addresses[1:][clash]).size)
+            first, second = self._stores[lines[i]], self._stores[lines[i + 1]]
+            found.append(Finding("racecheck", second[2],
+                                 f"programs {_unlinear(first[1])} and {_unlinear(second[1])} both store "
+                                 f"{self._element(int(addresses[i]))} with tl.store ({count} element(s) "
+                                 f"stored by more than one program; "
+                                 f"the other store is at {first[2]}); use an atomic, or one owner per element"))
+        if self._loads:
+            unique, start = np.unique(addresses, return_index=True)
+            end = np.append(start[1:], addresses.size)
+            lowest = np.minimum.reduceat(programs, start)
+            highest = np.maximum.reduceat(programs, start)
+            for loaded, program, line in self._loads:
+                pos = np.clip(np.searchsorted(unique, loaded), 0, unique.size - 1)
+                hit = (unique[pos] == loaded) & ((lowest[pos] != program) | (highest[pos] != program))
+                if hit.any():
+                    j = int(pos[np.argmax(hit)])
+                    writer = int(programs[start[j]]) if programs[start[j]] != program else int(programs[end[j] - 1])
+                    store_line = self._stores[lines[start[j]]][2]
+                    found.append(Finding("racecheck", line,
+                                         f"program {_unlinear(program)} loads {self._element(int(unique[j]))}, "
+                                         f"which program {_unlinear(writer)} stores at {store_line} "
+                                         f"with no atomic between them"))
+                    break
+        return found
+
+    def _element(self, address: int) -> str:
+        for r in self.regions:
+            index = (address - r.base) // r.esize
+            if 0 <= index < r.covered.size and r.covered[index]:
+                return f"{r.name}[{', '.join(map(str, r.coordinates(index)))}]"
+        return f"address {address:#x}"
+
+    def _count(self, sanitizer: str) -> int:
+        return sum(f.sanitizer == sanitizer for f in self.findings)
+
+    def initcheck_finding(self, lines: list[str], outputs: list[str], changed: int) -> Finding:
+        lanes = sum(self.uninitialised_sites.get(line, 0) for line in lines)
+        return Finding("initcheck", ", ".join(lines),
+                       f"masked-out lanes loaded with no `other=` ({lanes} over all programs) reach "
+                       f"{', '.join(repr(o) for o in outputs)}: {changed} element(s) change when they "
+                       f"hold NaN instead of the interpreter's zeros; on a GPU they hold whatever "
+                       f"was in the registers. Give the load an `other=` the computation tolerates")
+
+
+# --- the interpreter's side ---------------------------------------------------------------------------
+
+def _program() -> int:
+    from triton.runtime.interpreter import interpreter_builder as b
+    x, y, z = b.grid_idx
+    nx, ny, _ = b.grid_dim
+    return x + nx * (y + ny * z)
+
+
+def _program_tuple() -> str:
+    return _unlinear(_program())
+
+
+def _unlinear(linear: int) -> str:
+    from triton.runtime.interpreter import interpreter_builder as b
+    nx, ny, _ = b.grid_dim
+    x, rest = linear % nx, linear // nx
+    return f"({x}, {rest % ny}, {rest // ny})"
+
+
+def _lane(lane: tuple) -> str:
+    return f"lane [{', '.join(map(str, lane))}]" if lane else "lane"
+
+
+def _kernel_line() -> str:
+    """file:line of the innermost frame in the user's code (not triton, numpy or playground/)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if _is_user(frame.f_code.co_filename):
+            return f"{_short(frame.f_code.co_filename)}:{frame.f_lineno}"
+        frame = frame.f_back
+    return "<kernel>"
+
+
+@lru_cache(maxsize=None)
+def _is_user(path: str) -> bool:
+    from .runner import _is_user_file
+    return _is_user_file(path)
+
+
+@lru_cache(maxsize=None)
+def _short(path: str) -> str:
+    from .runner import _short as short
+    return short(path)
+
+
+def _poison(shape, np_dtype) -> np.ndarray:
+    """What a masked-out lane holds under initcheck: a NaN (raw bits for bf16 and fp8, which the
+    interpreter keeps as unsigned integers) or the integer type's largest value."""
+    dtype = np.dtype(np_dtype)
+    if dtype.kind == "f":
+        return np.full(shape, np.nan, dtype)
+    if dtype.kind == "b":
+        return np.ones(shape, dtype)
+    return np.full(shape, np.iinfo(dtype).max, dtype)
+
+
+_INSTALLED = False
+
+
+def install() -> None:
+    """Wrap the interpreter builder's memory operations once; they defer to Triton's own when idle."""
+    global _INSTALLED
+    if _INSTALLED:
+        return
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle, _get_np_dtype
+    load, store, rmw, cas = (InterpreterBuilder.create_masked_load, InterpreterBuilder.create_masked_store,
+                             InterpreterBuilder.create_atomic_rmw, InterpreterBuilder.create_atomic_cas)
+
+    def masked_load(self, ptrs, mask, other, *rest, **named):
+        s = _ACTIVE
+        if s is None:
+            return load(self, ptrs, mask, other, *rest, **named)
+        element = ptrs.get_element_ty()
+        allowed = s.on_access("load", ptrs.data, mask.data, element.primitive_bitwidth // 8)
+        wanted = np.broadcast_to(np.asarray(mask.data, bool), ptrs.data.shape)
+        if s.on_load(ptrs.data, wanted, other is not None):
+            # poison masked-out lanes: where the interpreter would read zeros, a GPU reads anything
+            other = TensorHandle(_poison(ptrs.data.shape, _get_np_dtype(element)), element)
+        return load(self, ptrs, TensorHandle(np.ascontiguousarray(allowed), mask.dtype), other, *rest, **named)
+
+    def masked_store(self, ptrs, value, mask, *rest, **named):
+        s = _ACTIVE
+        if s is None:
+            return store(self, ptrs, value, mask, *rest, **named)
+        element = ptrs.get_element_ty()
+        allowed = s.on_access("store", ptrs.data, mask.data, element.primitive_bitwidth // 8)
+        s.on_store(ptrs.data, allowed)
+        return store(self, ptrs, value, TensorHandle(np.ascontiguousarray(allowed), mask.dtype), *rest, **named)
+
+    def atomic_rmw(self, op, ptr, val, mask, *rest, **named):
+        s = _ACTIVE
+        if s is not None:
+            element = ptr.get_element_ty()
+            allowed = s.on_access("atomic", ptr.data, mask.data, element.primitive_bitwidth // 8)
+            mask = TensorHandle(np.ascontiguousarray(allowed), mask.dtype)
+        return rmw(self, op, ptr, val, mask, *rest, **named)
+
+    def atomic_cas(self, ptr, cmp, val, *rest, **named):
+        s = _ACTIVE
+        if s is not None:
+            s.on_access("atomic", ptr.data, np.ones(ptr.data.shape, bool), ptr.get_element_ty().primitive_bitwidth // 8)
+        return cas(self, ptr, cmp, val, *rest, **named)
+
+    InterpreterBuilder.create_masked_load = masked_load
+    InterpreterBuilder.create_masked_store = masked_store
+    InterpreterBuilder.create_atomic_rmw = atomic_rmw
+    InterpreterBuilder.create_atomic_cas = atomic_cas
+    _INSTALLED = True

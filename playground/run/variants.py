@@ -1,0 +1,137 @@
+"""What `check` runs besides each case as written: input classes, layouts and configs.
+
+Every case runs once with N(0, 1) inputs, contiguous tensors and the config a launch would
+use: that is what `check` always did. The bugs that survive that (tests/planted/ has one per
+class) need other runs, and those run on one small case, the *probe*, to stay cheap:
+
+- values: each input generator of inputs.py the spec supports, at every dtype; and, for a
+  kernel that reduces, the probe with a reduction LONG_REDUCTION long and the other sizes small;
+- layouts, where the kernel takes strides (read from the spec's `args`): every 2-D tensor whose
+  both strides it takes transposed; every 2-D tensor whose row stride it takes sliced out of
+  wider rows; and every tensor starting one element past an aligned address (which changes the
+  JIT's specialisation: no 16-byte divisibility on the pointers);
+- configs: every config of the spec's autotune space (a sample of `QUICK_CONFIGS` with --quick),
+  so a bug that only shows under some tile shapes is reported with that config.
+
+Layouts and configs run at the first dtype: the bugs they catch do not depend on it.
+"""
+from __future__ import annotations
+
+import inspect
+import random
+import re
+from dataclasses import dataclass, field
+
+from . import inputs
+
+QUICK_CONFIGS = 3
+LONG_REDUCTION = 4096
+SLICE_PAD = 3      # elements between rows of a sliced view: row stride = row + 3, never aligned
+KINDS = ("values", "layouts", "configs", "sanitizers")
+
+
+@dataclass(frozen=True)
+class Variant:
+    kind: str                     # "values", "layouts" or "configs"
+    name: str                     # "randn", "large", "transposed", "sliced", "offset", "config 2/6"
+    generator: str = "randn"
+    layout: dict = field(default_factory=dict, hash=False)    # merged into the case's layout
+    config: dict | None = field(default=None, hash=False)     # one entry of spec.configs
+
+    def describe(self) -> str:
+        if self.kind == "values":
+            return f"{self.name} ({inputs.GENERATORS[self.name]})"
+        return self.name
+
+
+PLAIN = Variant("values", "randn")
+
+
+def probe_case(spec, cases: list[dict]) -> dict:
+    """The smallest plain case (no layout or meta of its own) among those with the most sizes above
+    1: a 1x1 case has no rows to get wrong and no masked-out lanes. No plain case: the smallest."""
+    from .check import case_elements
+    from .runner import split_case
+    plain = [c for c in cases if not split_case(c)[1]] or cases
+    widest = max(sum(v > 1 for v in split_case(c)[0].values()) for c in plain)
+    return min((c for c in plain if sum(v > 1 for v in split_case(c)[0].values()) == widest),
+               key=lambda c: case_elements(spec, c))
+
+
+def extra(spec, probe: dict, dtypes: list[str], kinds: set, fixed_config: bool, quick: bool,
+          seed: int = 0) -> list[tuple[dict, str, Variant]]:
+    """(case, dtype, variant) for every run beyond the plain ones, in report order."""
+    runs = []
+    if "values" in kinds:
+        for dtype in dtypes:
+            runs += [(probe, dtype, Variant("values", g, generator=g))
+                     for g in inputs.names_for(spec, dtype) if g != "randn"]
+        long = long_reduction(spec, probe)
+        if long is not None:
+            runs += [(long, dtype, Variant("values", "long reduction")) for dtype in dtypes]
+    if "layouts" in kinds:
+        runs += [(probe, dtypes[0], v) for v in layouts(spec, probe)]
+    if "configs" in kinds and not fixed_config and spec.configs:
+        runs += [(probe, dtypes[0], v) for v in configs(spec, quick, seed)]
+    return runs
+
+
+def long_reduction(spec, probe: dict) -> dict | None:
+    """The probe with its reduction LONG_REDUCTION long and every other size at most 16: an
+    intermediate kept in too narrow a type drifts with the length, past the tolerance (which
+    grows only linearly), while a correct kernel's error stays inside it. None when the spec
+    has no reduction dimension or the probe already reduces over that many."""
+    dim = spec.reduction_dim
+    if not dim or probe.get(dim, spec.default_shape.get(dim, 0)) >= LONG_REDUCTION:
+        return None
+    long = {**{k: min(v, 16) for k, v in probe.items()}, dim: LONG_REDUCTION}
+    if spec.constraints is not None and spec.constraints({**spec.default_shape, **long}, spec.dtype, spec.meta):
+        return None      # the kernel refuses that length (flash attention's head dimension)
+    return long
+
+
+def layouts(spec, case: dict) -> list[Variant]:
+    """The layout variants the kernel's arguments allow (see the module docstring)."""
+    strided = strided_dims(spec)
+    two_d = [n for n, t in spec.tensors.items() if len(t.shape) == 2]
+    taken = {n: strided.get(n, set()) for n in two_d}
+    out = []
+    both = [n for n in two_d if taken[n] >= {0, 1}]
+    if both:
+        out.append(Variant("layouts", f"transposed {','.join(both)}", layout={"transpose": both}))
+    rows = [n for n in two_d if 0 in taken[n]]
+    if rows:
+        out.append(Variant("layouts", f"sliced {','.join(rows)}", layout={"pad": {n: SLICE_PAD for n in rows}}))
+    out.append(Variant("layouts", "offset by 1 element", layout={"offset": 1}))
+    allowed = spec.layouts
+    return [v for v in out if not _clashes(v.layout, case) and (allowed is None or v.name.split()[0] in allowed)]
+
+
+def _clashes(layout: dict, case: dict) -> bool:
+    """A case that already sets a layout key keeps its own."""
+    return any(k in case for k in layout)
+
+
+def strided_dims(spec) -> dict[str, set]:
+    """Which strides of each tensor the kernel is given, read from the spec's `args` source:
+    `x.stride(0)` gives dim 0; `x.stride()` (all of them) gives every dim."""
+    try:
+        source = inspect.getsource(spec.args)
+    except (OSError, TypeError):
+        return {}
+    found = {}
+    for name, t in spec.tensors.items():
+        for match in re.finditer(rf"\b{re.escape(name)}\.stride\((\d*)\)", source):
+            dims = {int(match.group(1))} if match.group(1) else set(range(len(t.shape)))
+            found.setdefault(name, set()).update(dims)
+    return found
+
+
+def configs(spec, quick: bool, seed: int) -> list[Variant]:
+    """Every config of the autotune space, or a seeded sample of QUICK_CONFIGS with --quick."""
+    chosen = list(enumerate(spec.configs))
+    if quick and len(chosen) > QUICK_CONFIGS:
+        chosen = sorted(random.Random(seed).sample(chosen, QUICK_CONFIGS))
+    total = len(spec.configs)
+    return [Variant("configs", f"config {i + 1}/{total}", config=dict(c)) for i, c in chosen]
+

@@ -1,0 +1,60 @@
+"""Correct, written differently: layer norm whose mean and variance come from Welford's update,
+block by block (Chan et al.'s merge of two partial counts, means and sums of squares)."""
+import triton
+import triton.language as tl
+
+from playground.core.spec import KernelSpec, Tensor
+
+EPS = 1e-5
+
+
+@triton.jit
+def welford_layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, x_row_stride, y_row_stride, n_cols, eps,
+                             BLOCK_SIZE: tl.constexpr):
+    row = tl.program_id(axis=0)
+    count = 0.0
+    mean = 0.0
+    m2 = 0.0
+    for start in range(0, n_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)
+        block_count = tl.sum(mask.to(tl.float32), axis=0)
+        block_mean = tl.sum(x, axis=0) / block_count
+        block_m2 = tl.sum(tl.where(mask, (x - block_mean) * (x - block_mean), 0.0), axis=0)
+        total = count + block_count
+        delta = block_mean - mean
+        mean = mean + delta * block_count / total
+        m2 = m2 + block_m2 + delta * delta * count * block_count / total
+        count = total
+    rstd = 1 / tl.sqrt(m2 / count + eps)
+    for start in range(0, n_cols, BLOCK_SIZE):
+        cols = start + tl.arange(0, BLOCK_SIZE)
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)
+        w = tl.load(w_ptr + cols, mask=mask, other=0.0)
+        b = tl.load(b_ptr + cols, mask=mask, other=0.0)
+        y = (x - mean) * rstd * w + b
+        tl.store(y_ptr + row * y_row_stride + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+def reference(x, w, b):
+    import torch
+    return torch.nn.functional.layer_norm(x, (x.shape[1],), w, b, EPS)
+
+
+SPEC = KernelSpec(
+    name="correct_welford_layernorm",
+    kernel=welford_layernorm_kernel,
+    description="correct: layer norm with Welford's mean and variance",
+    tensors={"x": Tensor(("M", "N")), "w": Tensor(("N",)), "b": Tensor(("N",)), "y": Tensor(("M", "N"), output=True)},
+    args=lambda x, w, b, y, M, N: (x, y, w, b, x.stride(0), y.stride(0), N, EPS),
+    grid=lambda shape, meta: (shape["M"],),
+    meta={"BLOCK_SIZE": 64},
+    default_shape={"M": 16, "N": 200},
+    dtypes=("fp32", "fp16"),
+    reference=reference,
+    reduction_dim="N",
+    quick_cases=[{"M": 16, "N": 200}],
+    configs=[{"BLOCK_SIZE": b} for b in (32, 128)],
+)

@@ -1,0 +1,102 @@
+"""The checker against planted bugs: one kernel per class of bug that plain N(0, 1) runs miss, each
+caught by the class meant for it, and correct kernels written differently that raise no alarm.
+
+tests/planted/ holds them; each planted file marks its bug's line with `# BUG`.
+"""
+from pathlib import Path
+
+import pytest
+
+from playground.core import registry
+from playground.run import check
+from playground.run.variants import KINDS
+
+PLANTED = Path(__file__).parent / "planted"
+NO_SANITIZERS = tuple(k for k in KINDS if k != "sanitizers")
+
+
+def bug_line(name: str) -> str:
+    """'name.py:N', N the line marked # BUG."""
+    lines = (PLANTED / f"{name}.py").read_text().splitlines()
+    return f"{name}.py:{next(i for i, line in enumerate(lines, 1) if '# BUG' in line)}"
+
+
+def run(name: str, kinds=KINDS) -> check.Report:
+    return check.run_check([registry.load(str(PLANTED / f"{name}.py"))], quick=True, kinds=kinds)
+
+
+def failing(report: check.Report) -> set:
+    return {(r.kind, r.variant) for r in report.results if r.status == "fail"}
+
+
+@pytest.mark.parametrize("name, caught_by", [
+    ("softmax_no_max", {("values", "large")}),
+    ("masked_max_other_zero", {("values", "negative"), ("values", "equal")}),
+    ("ignores_stride", {("layouts", "transposed x,y,out")}),
+    ("block_m_for_n", {("configs", "config 2/3"), ("configs", "config 3/3")}),
+])
+def test_a_value_layout_or_config_bug_is_caught_by_its_class_only(name, caught_by):
+    report = run(name)
+    assert not report.ok and report.exit_code == 1
+    assert failing(report) == caught_by
+    plain = [r for r in report.results if r.variant == "randn"]
+    assert plain and all(r.status == "pass" for r in plain)          # what `check` alone never saw
+    assert run(name, kinds=()).ok
+
+
+def test_a_config_bug_names_its_config():
+    report = run("block_m_for_n", kinds=("configs",))
+    bad = next(r for r in report.results if r.variant == "config 3/3")
+    assert "BLOCK_SIZE_M=64, BLOCK_SIZE_N=32" in bad.config and "c: 3200 element(s) never written" in bad.summary()
+
+
+@pytest.mark.parametrize("name, sanitizer, words", [
+    ("uninitialised_sum", "initcheck", "masked-out lanes loaded with no `other=` (896 over all programs) reach 'out': "
+                                       "16 element(s) change"),
+    ("split_k_race", "racecheck", "programs (0, 0, 0) and (0, 0, 1) both store c[0, 0] with tl.store "
+                                  "(1600 element(s) stored by more than one program"),
+    ("reads_one_past", "memcheck", "load of 1 lane(s) outside every tensor, the first lane [44] of program (2, 0, 0): "
+                                   "1 element(s) past the end of 'x'"),
+])
+def test_undefined_behaviour_is_reported_with_the_kernel_line(name, sanitizer, words):
+    report = run(name, kinds=("sanitizers",))
+    plain = report.results[0]
+    assert plain.status == "fail" and all(o.ok for o in plain.outputs)     # every value right: only the sanitizer sees it
+    finding = next(f for f in plain.findings if f.startswith(sanitizer))
+    where = finding.split(": ")[1]
+    assert where.endswith(bug_line(name)) and words in finding, finding
+    assert run(name, kinds=()).ok                                          # and without it, nothing
+
+
+def test_racecheck_also_names_the_load_another_program_stores_over():
+    findings = run("split_k_race", kinds=("sanitizers",)).results[0].findings
+    load = next(f for f in findings if "loads" in f)
+    assert f"split_k_race.py:{int(bug_line('split_k_race').split(':')[1]) - 1}: program (0, 0, 0) loads c[0, 0]" in load
+
+
+@pytest.mark.parametrize("name", ["correct_two_pass_softmax", "correct_welford_layernorm",
+                                  "correct_column_major_gemm", "correct_atomic_split_k"])
+def test_correct_kernels_written_differently_raise_no_alarm(name):
+    report = run(name)
+    assert report.ok, "\n".join(r.summary() for r in report.results if not r.ok)
+    assert not any(r.findings for r in report.results)
+    kinds = {r.kind for r in report.results}
+    assert kinds == {"values", "layouts", "configs"}
+
+
+def test_the_sanitizers_leave_a_correct_kernels_numbers_alone():
+    """Watching a run changes nothing it computes: the same outputs bit for bit, with and without."""
+    spec = registry.load("softmax")
+    watched = check.check_case(spec, {"M": 17, "N": 145}, "fp32", sanitize=True)
+    plain = check.check_case(spec, {"M": 17, "N": 145}, "fp32", sanitize=False)
+    assert watched.status == plain.status == "pass"
+    assert watched.outputs[0].max_abs == plain.outputs[0].max_abs and watched.outputs[0].max_abs > 0
+
+
+def test_a_long_reduction_catches_a_narrow_accumulator_that_a_correct_kernel_survives():
+    wrong = check.run_check([registry.load(str(Path(__file__).parent / "broken_kernels" / "wrong_accumulator.py"))],
+                            quick=True, kinds=("values",))
+    long = next(r for r in wrong.results if r.variant == "long reduction")
+    assert long.status == "fail" and long.case == {"M": 16, "N": 16, "K": 4096} and long.outputs[0].worst > 2
+    right = check.check_case(registry.load("gemm"), {"M": 16, "N": 16, "K": 4096}, "fp16")
+    assert right.status == "pass" and 0.05 < right.outputs[0].worst < 1
