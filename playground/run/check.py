@@ -292,8 +292,9 @@ def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = 
         dts = [dtype] if dtype else list(spec.dtypes)
         plan += [(spec, case, dt, variants.PLAIN) for case in cases for dt in dts]
         probe = variants.probe_case(spec, cases)
+        config_cases = cases if shape else [probe] if quick else spec.quick_cases or [probe]
         plan += [(spec, case, dt, v) for case, dt, v in
-                 variants.extra(spec, probe, dts, set(kinds), fixed_config, quick, seed)]
+                 variants.extra(spec, probe, dts, set(kinds), fixed_config, quick, seed, config_cases)]
     if not plan:
         raise UserError(f"no kernel supports --dtype {dtype}")
     results = []

@@ -10,8 +10,10 @@ class) need other runs, and those run on one small case, the *probe*, to stay ch
   both strides it takes transposed; every 2-D tensor whose row stride it takes sliced out of
   wider rows; and every tensor starting one element past an aligned address (which changes the
   JIT's specialisation: no 16-byte divisibility on the pointers);
-- configs: every config of the spec's autotune space (a sample of `QUICK_CONFIGS` with --quick),
-  so a bug that only shows under some tile shapes is reported with that config.
+- configs: every config of the spec's autotune space on every quick case (small by design, and
+  the edge sizes are where a config's masks go wrong); with --quick, a seeded sample of
+  `QUICK_CONFIGS` on the probe. A bug that only shows under some tile shapes is reported with
+  that config.
 
 Layouts and configs run at the first dtype: the bugs they catch do not depend on it.
 """
@@ -48,19 +50,23 @@ PLAIN = Variant("values", "randn")
 
 
 def probe_case(spec, cases: list[dict]) -> dict:
-    """The smallest plain case (no layout or meta of its own) among those with the most sizes above
-    1: a 1x1 case has no rows to get wrong and no masked-out lanes. No plain case: the smallest."""
+    """The sizes of the smallest case among those with the most sizes above 1 (a 1x1 case has no
+    rows to get wrong and no masked-out lanes), without its own layout: the runs here set theirs.
+    A case with meta of its own is passed over while there is another."""
     from .check import case_elements
     from .runner import split_case
-    plain = [c for c in cases if not split_case(c)[1]] or cases
-    widest = max(sum(v > 1 for v in split_case(c)[0].values()) for c in plain)
-    return min((c for c in plain if sum(v > 1 for v in split_case(c)[0].values()) == widest),
+    candidates = [split_case(c)[0] for c in cases if "meta" not in c] or [split_case(c)[0] for c in cases]
+    widest = max(sum(v > 1 for v in c.values()) for c in candidates)
+    return min((c for c in candidates if sum(v > 1 for v in c.values()) == widest),
                key=lambda c: case_elements(spec, c))
 
 
 def extra(spec, probe: dict, dtypes: list[str], kinds: set, fixed_config: bool, quick: bool,
-          seed: int = 0) -> list[tuple[dict, str, Variant]]:
-    """(case, dtype, variant) for every run beyond the plain ones, in report order."""
+          seed: int = 0, config_cases: list[dict] | None = None) -> list[tuple[dict, str, Variant]]:
+    """(case, dtype, variant) for every run beyond the plain ones, in report order.
+
+    `config_cases`: where the autotune configs run (default: the probe).
+    """
     runs = []
     if "values" in kinds:
         for dtype in dtypes:
@@ -72,7 +78,7 @@ def extra(spec, probe: dict, dtypes: list[str], kinds: set, fixed_config: bool, 
     if "layouts" in kinds:
         runs += [(probe, dtypes[0], v) for v in layouts(spec, probe)]
     if "configs" in kinds and not fixed_config and spec.configs:
-        runs += [(probe, dtypes[0], v) for v in configs(spec, quick, seed)]
+        runs += [(case, dtypes[0], v) for case in (config_cases or [probe]) for v in configs(spec, quick, seed)]
     return runs
 
 
