@@ -14,6 +14,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from ..report.report import table
+from .bank_conflicts import BankReport, analyse
 from .instruction_mix import gcn_mix, sass_mix
 
 _ALLOC = re.compile(r"(?:ttg\.local_alloc|ttg\.global_scratch_alloc)\s*:\s*\(\)\s*->\s*!ttg\.memdesc<([0-9x]+)x([a-z][a-z0-9]*)")
@@ -74,10 +75,12 @@ class Report:
     spill_store_bytes: int
     spill_load_bytes: int
     hints: list[str] = field(default_factory=list)
+    banks: BankReport | None = None    # shared-memory bank conflicts from the PTX (NVIDIA only)
 
     def as_dict(self) -> dict:
         d = asdict(self)
         d["pipeline"]["pipelined"] = self.pipeline.pipelined
+        d["banks"] = self.banks.as_dict() if self.banks else None
         return d
 
 
@@ -110,6 +113,8 @@ def read(compiled) -> Report:
                     mma_opcodes=dict(mma.most_common()), conversion_opcodes=dict(conversions.most_common()),
                     has_dot=has_dot, pipeline=pipe,
                     spill_store_bytes=r.spill_store_bytes, spill_load_bytes=r.spill_load_bytes)
+    if compiled.target.is_nvidia:
+        report.banks = analyse(compiled.stage("ptx"), compiled.config.num_warps * 32)
     report.hints = hints(report)
     return report
 
@@ -132,6 +137,12 @@ def hints(report: Report) -> list[str]:
     if spilled:
         out.append(f"{report.spill_store_bytes} bytes spilled (stores), {report.spill_load_bytes} bytes "
                    f"reloaded: registers ran out; smaller blocks or more warps spread the live values")
+    conflicted = [a for a in (report.banks.accesses if report.banks else []) if a.conflicted]
+    if conflicted:
+        worst = max(conflicted, key=lambda a: a.ways)
+        out.append(f"{len(conflicted)} shared-memory access(es) with bank conflicts, the worst {worst.ways}-way "
+                   f"(PTX line {worst.line}): a warp's threads hit one bank at different words; "
+                   f"a padded or swizzled layout spreads them")
     if report.pipeline.dot_in_loop and not report.pipeline.pipelined:
         out.append("loop not pipelined: the K loop has no multi-buffered shared memory; "
                    "num_stages >= 2 lets loads of the next tiles overlap the math")
@@ -185,8 +196,12 @@ def _detail(report: Report, key: str) -> str:
         widths = sorted(((int(k.rsplit(".", 1)[1]), n) for k, n in mix.items() if k.startswith(key + ".")),
                         reverse=True)
         return ", ".join(f"{n} x {bits}-bit" for bits, n in widths)
-    if key == "shared_load" and mix.get("ldmatrix"):
-        return f"{mix['ldmatrix']} of them ldmatrix (LDSM)"
+    if key in ("shared_load", "shared_store"):
+        parts = [f"{mix['ldmatrix']} of them ldmatrix (LDSM)"] if key == "shared_load" and mix.get("ldmatrix") else []
+        banks = report.banks.summary("load" if key == "shared_load" else "store") if report.banks else ""
+        if banks:
+            parts.append(f"banks, from the PTX's {'ld' if key == 'shared_load' else 'st'}.shared: {banks}")
+        return "; ".join(parts)
     if key == "conversion":
         return ", ".join(f"{op} x{n}" for op, n in report.conversion_opcodes.items())
     if key == "spill":
