@@ -943,7 +943,8 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
               help="Override meta-parameters; repeat or comma-separate.")
 @click.option("--num-warps", type=int, default=None, help="Warps per program (CTA).")
 @click.option("--num-stages", type=int, default=None, help="Software-pipelining depth.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed for the random inputs.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed for the random inputs (and for ties when --quick picks configs).")
 @click.option("--interpreter", is_flag=True, help="Run in Triton's CPU interpreter even when a GPU is present.")
 @click.option("--timeout", type=float, default=600, show_default=True, metavar="SECONDS",
               help="Stop a case still running in the interpreter after this long; it fails alone.")

@@ -53,6 +53,8 @@ def test_a_config_bug_names_its_config():
 @pytest.mark.parametrize("name, sanitizer, words", [
     ("uninitialised_sum", "initcheck", "masked-out lanes loaded with no `other=` (896 over all programs) reach 'out': "
                                        "16 element(s) change"),
+    ("uninitialised_max", "initcheck", "masked-out lanes loaded with no `other=` (896 over all programs) reach 'out': "
+                                       "16 element(s) change when they hold NaN or +-the largest value"),
     ("split_k_race", "racecheck", "programs (0, 0, 0) and (0, 0, 1) both store c[0, 0] with tl.store "
                                   "(1600 element(s) stored by more than one program"),
     ("reads_one_past", "memcheck", "load of 1 lane(s) outside every tensor, the first lane [44] of program (2, 0, 0): "
@@ -97,6 +99,37 @@ def test_a_long_reduction_catches_a_narrow_accumulator_that_a_correct_kernel_sur
     wrong = check.run_check([registry.load(str(Path(__file__).parent / "broken_kernels" / "wrong_accumulator.py"))],
                             quick=True, kinds=("values",))
     long = next(r for r in wrong.results if r.variant == "long reduction")
-    assert long.status == "fail" and long.case == {"M": 16, "N": 16, "K": 4096} and long.outputs[0].worst > 2
-    right = check.check_case(registry.load("gemm"), {"M": 16, "N": 16, "K": 4096}, "fp16")
+    assert long.status == "fail" and long.case == {"M": 16, "N": 16, "K": 4113} and long.outputs[0].worst > 2
+    right = check.check_case(registry.load("gemm"), {"M": 16, "N": 16, "K": 4113}, "fp16")
     assert right.status == "pass" and 0.05 < right.outputs[0].worst < 1
+
+
+def test_a_kernel_computing_in_fp16_fails_and_the_report_says_eager_pytorch_would_too():
+    report = run("fp16_intermediates", kinds=())
+    (result,) = report.results
+    assert result.status == "fail"
+    (warning,) = [w for w in result.outputs[0].warnings if w.startswith("eager PyTorch in fp16")]
+    assert "misses this tolerance too" in warning and "fp32 intermediates rounded once" in warning
+
+
+def test_scaled_inputs_scale_atol_with_the_outputs():
+    """x100 inputs make a GEMM's outputs 10^4 larger, and a correct kernel's rounding with them."""
+    from playground.run.variants import Variant
+    spec = registry.load("gemm")
+    plain = check.check_case(spec, {"M": 70, "N": 90, "K": 48}, "fp16")
+    large = check.check_case(spec, {"M": 70, "N": 90, "K": 48}, "fp16", variant=Variant("values", "large", "large"))
+    assert plain.status == large.status == "pass", large.summary()
+    assert 5e3 < large.outputs[0].atol / plain.outputs[0].atol < 2e4
+
+
+def test_quick_picks_one_config_per_pattern_of_equal_and_unequal_tiles():
+    """Six configs, one non-square: --quick must run it whatever the seed."""
+    import copy
+
+    from playground.run import variants
+    spec = copy.copy(registry.load(str(PLANTED / "block_m_for_n.py")))     # the registry's own stays as it is
+    spec.configs = [{"BLOCK_SIZE_M": m, "BLOCK_SIZE_N": n, "BLOCK_SIZE_K": 32, "num_warps": w}
+                    for m, n, w in ((32, 32, 4), (64, 64, 4), (16, 16, 2), (32, 32, 8), (64, 64, 8), (32, 64, 4))]
+    for seed in range(5):
+        names = [v.name for v in variants.configs(spec, quick=True, seed=seed)]
+        assert "config 6/6" in names and len(names) == 4

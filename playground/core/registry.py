@@ -109,6 +109,9 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
         try:
             spec.loader.exec_module(module)
             namespace = vars(module)
+        except UserError as e:  # a KernelSpec that says what is wrong with it
+            del sys.modules[module_name]
+            raise UserError(f"{path}: {e}") from e
         except Exception as e:  # broken, or written for a GPU machine: read it on the virtual GPU
             del sys.modules[module_name]
             if not _refers_to_a_gpu(file):

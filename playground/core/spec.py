@@ -75,6 +75,11 @@ class KernelSpec:
         """`kernel=` may be the @triton.autotune / @triton.heuristics object itself, as projects write it:
         keep the @triton.jit function as `kernel`, the autotuner and the heuristics beside it, and take the
         autotuner's configs as the space when the spec names none."""
+        for where, name in [(f"tensor '{n}'", t.dtype) for n, t in self.tensors.items() if t.dtype] + \
+                [("dtypes", d) for d in self.dtypes]:
+            if name not in dtypes.DTYPES:
+                from ..errors import UserError
+                raise UserError(f"{self.name}: {where} names dtype '{name}'; known: {', '.join(dtypes.DTYPES)}")
         self.kernel, autotuner, heuristics_values = unwrap(self.kernel)
         self.autotuner = autotuner or self.autotuner
         self.heuristics_values = heuristics_values or self.heuristics_values

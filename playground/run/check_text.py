@@ -52,15 +52,15 @@ def render(report: Report, debug: bool = False, console=None) -> None:
             table.add_row(*cells)
     if shown:
         console.print(table)
-    said = set()           # a finding repeats in every run of the probe case: say it once
+    said = set()           # a finding or a crash repeats in every run of the probe case: say it once
     for r in shown:
         if r.status == "pass" and not any(o.warnings for o in r.outputs):
             continue
         console.print(Text(f"{r.status.upper()} {r.label}", style=_STYLE[r.status]))
         for reason in r.reasons():
             if reason in said:
-                reason = reason.split(": ")[0] + ": " + reason.split(": ")[1] + ": as above"
-            elif reason in r.findings:
+                reason = ": ".join(reason.split(": ")[:2]) + ": as above"
+            elif reason in r.findings or (r.status == "error" and reason in r.problems):
                 said.add(reason)
             console.print(f"  {reason}", markup=False, soft_wrap=True)
         for o in r.outputs:

@@ -27,6 +27,7 @@ GENERATORS = {
     "neg_inf": "rows with -inf entries",
     "extremes": "integer limits",
 }
+SCALING = ("large", "huge")      # generators that scale the values: check scales atol with the outputs
 FLOAT_DEFAULT = ("randn", "large", "negative", "equal")
 INT_DEFAULT = ("randn", "extremes")
 

@@ -14,9 +14,9 @@ extra when no sanitizer is active):
   programs run concurrently, so the result depends on their order; the interpreter's sequential
   order hides that. Atomics are recorded as such and never reported.
 - initcheck: a `tl.load` with a mask and no `other=` leaves its masked-out lanes undefined on a
-  GPU (the interpreter reads zeros there). The sanitizer poisons them (NaN for floats, the
-  type's largest value for integers); `check` then compares with a run that reads zeros, and
-  a difference in any output means undefined values reach it (see check.py).
+  GPU (the interpreter reads zeros there). The sanitizer poisons them (NaN, the largest value
+  and its negative in turn, see _poison); `check` then compares with a run that reads zeros,
+  and a difference in any output means undefined values reach it (see check.py).
 
 What each catches and misses, against NVIDIA's compute-sanitizer and triton-viz, is in
 docs/sanitizers.md. Every finding names the kernel's line: the innermost frame of the user's
@@ -223,8 +223,9 @@ class Sanitizer:
         return Finding("initcheck", ", ".join(lines),
                        f"masked-out lanes loaded with no `other=` ({lanes} over all programs) reach "
                        f"{', '.join(repr(o) for o in outputs)}: {changed} element(s) change when they "
-                       f"hold NaN instead of the interpreter's zeros; on a GPU they hold whatever "
-                       f"was in the registers. Give the load an `other=` the computation tolerates")
+                       f"hold NaN or +-the largest value instead of the interpreter's zeros; on a GPU "
+                       f"they hold whatever was in the registers. Give the load an `other=` the "
+                       f"computation tolerates")
 
 
 # --- the interpreter's side ---------------------------------------------------------------------------
@@ -273,15 +274,32 @@ def _short(path: str) -> str:
     return short(path)
 
 
-def _poison(shape, np_dtype) -> np.ndarray:
-    """What a masked-out lane holds under initcheck: a NaN (raw bits for bf16 and fp8, which the
-    interpreter keeps as unsigned integers) or the integer type's largest value."""
-    dtype = np.dtype(np_dtype)
-    if dtype.kind == "f":
-        return np.full(shape, np.nan, dtype)
-    if dtype.kind == "b":
-        return np.ones(shape, dtype)
-    return np.full(shape, np.iinfo(dtype).max, dtype)
+def _poison(masked_out: np.ndarray, element) -> np.ndarray:
+    """What the masked-out lanes hold under initcheck, in turn: NaN, the largest finite value and
+    its negative. NaN reaches a sum or a product, but the interpreter's max and min skip NaN
+    (np.nanmax), so the largest value reaches a max and its negative a min. Integers: the type's
+    largest value, then its smallest. bf16 and fp8 are raw bits in the interpreter."""
+    from triton.runtime.interpreter import _get_np_dtype
+    dtype = np.dtype(_get_np_dtype(element))
+    name = element.name
+    if name in _RAW_BITS:
+        turns = _RAW_BITS[name]
+    elif dtype.kind == "f":
+        top = np.finfo(dtype).max
+        turns = (np.nan, top, -top)
+    elif dtype.kind == "b":
+        turns = (True,)
+    else:
+        turns = (np.iinfo(dtype).max, np.iinfo(dtype).min)
+    out = np.zeros(masked_out.shape, dtype)
+    rank = np.cumsum(masked_out.reshape(-1)).reshape(masked_out.shape) - 1      # 0, 1, 2, ... over masked lanes
+    for i, value in enumerate(turns):
+        out[masked_out & (rank % len(turns) == i)] = value
+    return out
+
+
+# bf16 and fp8 poison as the interpreter stores them: NaN, the largest finite value, its negative
+_RAW_BITS = {"bf16": (0x7FC0, 0x7F7F, 0xFF7F), "fp8e4nv": (0x7F, 0x7E, 0xFE), "fp8e5": (0x7E, 0x7B, 0xFB)}
 
 
 _INSTALLED = False
@@ -292,7 +310,7 @@ def install() -> None:
     global _INSTALLED
     if _INSTALLED:
         return
-    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle, _get_np_dtype
+    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
     load, store, rmw, cas = (InterpreterBuilder.create_masked_load, InterpreterBuilder.create_masked_store,
                              InterpreterBuilder.create_atomic_rmw, InterpreterBuilder.create_atomic_cas)
 
@@ -305,7 +323,7 @@ def install() -> None:
         wanted = np.broadcast_to(np.asarray(mask.data, bool), ptrs.data.shape)
         if s.on_load(ptrs.data, wanted, other is not None):
             # poison masked-out lanes: where the interpreter would read zeros, a GPU reads anything
-            other = TensorHandle(_poison(ptrs.data.shape, _get_np_dtype(element)), element)
+            other = TensorHandle(_poison(~wanted, element), element)
         return load(self, ptrs, TensorHandle(np.ascontiguousarray(allowed), mask.dtype), other, *rest, **named)
 
     def masked_store(self, ptrs, value, mask, *rest, **named):

@@ -11,8 +11,8 @@ class) need other runs, and those run on one small case, the *probe*, to stay ch
   wider rows; and every tensor starting one element past an aligned address (which changes the
   JIT's specialisation: no 16-byte divisibility on the pointers);
 - configs: every config of the spec's autotune space on every quick case (small by design, and
-  the edge sizes are where a config's masks go wrong); with --quick, a seeded sample of
-  `QUICK_CONFIGS` on the probe. A bug that only shows under some tile shapes is reported with
+  the edge sizes are where a config's masks go wrong); with --quick, one config per pattern of
+  equalities among its parameters (see configs()), on the probe. A bug that only shows under some tile shapes is reported with
   that config.
 
 Layouts and configs run at the first dtype: the bugs they catch do not depend on it.
@@ -27,7 +27,9 @@ from dataclasses import dataclass, field
 from . import inputs
 
 QUICK_CONFIGS = 3
-LONG_REDUCTION = 4096
+QUICK_MAX = 6
+# a long reduction that is not a power of two: a kernel dividing by its padded length shows it
+LONG_REDUCTION = 4096 + 17
 SLICE_PAD = 3      # elements between rows of a sliced view: row stride = row + 3, never aligned
 KINDS = ("values", "layouts", "configs", "sanitizers")
 
@@ -134,10 +136,43 @@ def strided_dims(spec) -> dict[str, set]:
 
 
 def configs(spec, quick: bool, seed: int) -> list[Variant]:
-    """Every config of the autotune space, or a seeded sample of QUICK_CONFIGS with --quick."""
+    """Every config of the autotune space, or a few with --quick.
+
+    The bugs a config exposes come from parameters that are equal in one config and differ in
+    another (BLOCK_SIZE_M written where BLOCK_SIZE_N belongs is right for every square tile). So
+    --quick takes one config per pattern of equalities and orderings among the numeric
+    parameters (at most QUICK_MAX), then fills up to QUICK_CONFIGS with the configs that cover
+    the most values and pairs of values not yet covered; the seed breaks ties."""
     chosen = list(enumerate(spec.configs))
     if quick and len(chosen) > QUICK_CONFIGS:
-        chosen = sorted(random.Random(seed).sample(chosen, QUICK_CONFIGS))
+        pool = chosen[:]
+        random.Random(seed).shuffle(pool)
+        picked, seen = [], set()
+        for ic in pool:
+            pattern = _pattern(ic[1])
+            if pattern not in seen and len(picked) < QUICK_MAX:
+                seen.add(pattern)
+                picked.append(ic)
+        covered = set().union(*(_combinations(c) for _, c in picked))
+        rest = [ic for ic in pool if ic not in picked]
+        while len(picked) < QUICK_CONFIGS and rest:
+            best = max(rest, key=lambda ic: len(_combinations(ic[1]) - covered))
+            picked.append(best)
+            covered |= _combinations(best[1])
+            rest.remove(best)
+        chosen = sorted(picked)
     total = len(spec.configs)
     return [Variant("configs", f"config {i + 1}/{total}", config=dict(c)) for i, c in chosen]
 
+
+def _pattern(config: dict) -> tuple:
+    """How a config's numeric parameters compare with one another: (-1, 0, 1) per pair."""
+    numbers = sorted((k, v) for k, v in config.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
+                     and k not in ("num_warps", "num_stages", "num_ctas", "maxnreg"))
+    return tuple((a > b) - (a < b) for i, (_, a) in enumerate(numbers) for _, b in numbers[i + 1:])
+
+
+def _combinations(config: dict) -> set:
+    """A config's values and pairs of values, for --quick's coverage."""
+    items = sorted(config.items(), key=lambda kv: kv[0])
+    return set(items) | {(a, b) for i, a in enumerate(items) for b in items[i + 1:]}
