@@ -10,9 +10,9 @@ class) need other runs, and those run on one small case, the *probe*, to stay ch
   both strides it takes transposed; every 2-D tensor whose row stride it takes sliced out of
   wider rows; and every tensor starting one element past an aligned address (which changes the
   JIT's specialisation: no 16-byte divisibility on the pointers);
-- configs: every config of the spec's autotune space on every quick case (small by design, and
-  the edge sizes are where a config's masks go wrong); with --quick, one config per pattern of
-  equalities among its parameters (see configs()), on the probe. A bug that only shows under some tile shapes is reported with
+- configs: every config of the spec's autotune space on every case up to check.CONFIG_CASE_ELEMENTS;
+  with --quick, one config per pattern of equalities among its parameters (see configs()), on
+  the probe. A bug that only shows under some tile shapes is reported with
   that config.
 
 Layouts and configs run at the first dtype: the bugs they catch do not depend on it.
