@@ -2,12 +2,13 @@
 and a test that fails the day Triton's own interpreter gets bf16 right (then the workaround goes)."""
 import numpy as np
 import pytest
-import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from playground.core import registry
 from playground.run import bf16_interpreter, check, worker
+
+torch = pytest.importorskip("torch")     # running kernels needs it; the Triton 3.6 stage has none
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,10 +1,11 @@
 """The input generators: each draws the class of values it names, seeded, on the CPU."""
 import pytest
-import torch
 
 from playground.core import registry
 from playground.errors import UserError
 from playground.run import inputs, variants
+
+torch = pytest.importorskip("torch")     # running kernels needs it; the Triton 3.6 stage has none
 
 SOFTMAX = registry.load("softmax")
 

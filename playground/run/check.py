@@ -163,9 +163,10 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
     """Where kernels run: launch once, compare each output. Crashes become an "error" result.
 
     In the interpreter with `sanitize`, the launch is watched (memcheck, racecheck) and the
-    masked-out lanes of `other`-less loads read NaN. Should the case then fail, it runs again
-    reading zeros, as Triton's interpreter does: outputs that differ between the two runs are
-    reached by undefined values (initcheck), and the report shows the zero run's comparison.
+    masked-out lanes of `other`-less loads read poison (sanitize._poison). Should the case then
+    fail, it runs again reading zeros, as Triton's interpreter does: outputs that differ between
+    the two runs are reached by undefined values (initcheck), and the report shows the zero run's
+    comparison.
     """
     spec = load(ref)
     _, layout = runner.split_case(case)
