@@ -25,10 +25,11 @@ DEFAULT_CASE_SECONDS = 600.0          # per case in the interpreter: generous, b
 # The most elements (all tensors together) a case the user did not ask for may have: 4M elements
 # is about a second of interpreted elementwise work, and a 1024^2 GEMM's operands.
 FALLBACK_MAX_ELEMENTS = 4 * 1024 * 1024
-# Every autotune config runs on every case up to this size (all tensors together): a 4096 x 1024
-# softmax is seconds per config in the interpreter, and the bugs a config exposes show on small
-# cases as well (they are in tile edges and index arithmetic, not in the size).
-CONFIG_CASE_ELEMENTS = 1024 * 1024
+# Without --quick, the input classes, layouts and autotune configs (variants.py) run on every case
+# up to this size (all tensors together): a 4096 x 1024 softmax is seconds per run in the
+# interpreter, and the bugs these runs expose show on small cases as well (they are in values,
+# strides, tile edges and index arithmetic, not in the size).
+EXTRA_CASE_ELEMENTS = 1024 * 1024
 
 
 @dataclass
@@ -347,10 +348,10 @@ def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = 
         dts = [dtype] if dtype else list(spec.dtypes)
         plan += [(spec, case, dt, variants.PLAIN) for case in cases for dt in dts]
         probe = variants.probe_case(spec, cases)
-        config_cases = [probe] if quick and not shape else \
-            [c for c in cases if case_elements(spec, c) <= CONFIG_CASE_ELEMENTS] or [probe]
+        extra_cases = [probe] if quick and not shape else \
+            [c for c in cases if case_elements(spec, c) <= EXTRA_CASE_ELEMENTS] or [probe]
         plan += [(spec, case, dt, v) for case, dt, v in
-                 variants.extra(spec, probe, dts, set(kinds), fixed_config, quick, seed, config_cases)]
+                 variants.extra(spec, probe, dts, set(kinds), fixed_config, quick, seed, extra_cases)]
     if not plan:
         raise UserError(f"no kernel supports --dtype {dtype}")
     results = []

@@ -2,7 +2,8 @@
 
 Every case runs once with N(0, 1) inputs, contiguous tensors and the config a launch would
 use: that is what `check` always did. The bugs that survive that (tests/planted/ has one per
-class) need other runs, and those run on one small case, the *probe*, to stay cheap:
+class) need other runs. Without --quick they run on every case up to
+check.EXTRA_CASE_ELEMENTS; with --quick, on one small case, the *probe*, to stay cheap:
 
 - values: each input generator of inputs.py the spec supports, at every dtype; and, for a
   kernel that reduces, the probe with a reduction LONG_REDUCTION long and the other sizes small;
@@ -10,9 +11,8 @@ class) need other runs, and those run on one small case, the *probe*, to stay ch
   both strides it takes transposed; every 2-D tensor whose row stride it takes sliced out of
   wider rows; and every tensor starting one element past an aligned address (which changes the
   JIT's specialisation: no 16-byte divisibility on the pointers);
-- configs: every config of the spec's autotune space on every case up to check.CONFIG_CASE_ELEMENTS;
-  with --quick, one config per pattern of equalities among its parameters (see configs()), on
-  the probe. A bug that only shows under some tile shapes is reported with
+- configs: every config of the spec's autotune space; with --quick, one config per pattern of
+  equalities among its parameters (see configs()). A bug that only shows under some tile shapes is reported with
   that config.
 
 Layouts and configs run at the first dtype: the bugs they catch do not depend on it.
@@ -64,23 +64,25 @@ def probe_case(spec, cases: list[dict]) -> dict:
 
 
 def extra(spec, probe: dict, dtypes: list[str], kinds: set, fixed_config: bool, quick: bool,
-          seed: int = 0, config_cases: list[dict] | None = None) -> list[tuple[dict, str, Variant]]:
+          seed: int = 0, cases: list[dict] | None = None) -> list[tuple[dict, str, Variant]]:
     """(case, dtype, variant) for every run beyond the plain ones, in report order.
 
-    `config_cases`: where the autotune configs run (default: the probe).
+    `cases`: where the input classes, layouts and configs run (default: the probe alone, as
+    --quick does); the long reduction grows from the probe.
     """
+    cases = cases or [probe]
     runs = []
     if "values" in kinds:
         for dtype in dtypes:
-            runs += [(probe, dtype, Variant("values", g, generator=g))
-                     for g in inputs.names_for(spec, dtype) if g != "randn"]
+            runs += [(case, dtype, Variant("values", g, generator=g))
+                     for case in cases for g in inputs.names_for(spec, dtype) if g != "randn"]
         long = long_reduction(spec, probe)
         if long is not None:
             runs += [(long, dtype, Variant("values", "long reduction")) for dtype in dtypes]
     if "layouts" in kinds:
-        runs += [(probe, dtypes[0], v) for v in layouts(spec, probe)]
+        runs += [(case, dtypes[0], v) for case in cases for v in layouts(spec, case)]
     if "configs" in kinds and not fixed_config and spec.configs:
-        runs += [(case, dtypes[0], v) for case in (config_cases or [probe]) for v in configs(spec, quick, seed)]
+        runs += [(case, dtypes[0], v) for case in cases for v in configs(spec, quick, seed)]
     return runs
 
 
