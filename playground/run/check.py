@@ -211,16 +211,11 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
 def _say_if_eager_misses_too(spec: KernelSpec, config, seed: int, generator: str, run, outputs) -> None:
     """A 16-bit output that fails: would PyTorch itself, computing in that dtype, fail the same way?
     If so, say it. The kernel keeps 16-bit intermediates where fp32 ones rounded once would pass."""
-    import inspect as pyinspect
     try:
         values = runner._input_values(spec, config.shape, config.dtype, seed, generator)
-        wanted = pyinspect.signature(spec.reference).parameters
-        extra = {k: v for k, v in {**config.shape, **config.meta}.items() if k in wanted and k not in values}
-        eager = spec.reference(**values, **extra)
+        eager = runner.reference_outputs(spec, values, config.shape, config.meta, widen=False)
     except Exception:          # a reference that cannot run in 16 bits on the CPU: nothing to say
         return
-    eager = dict(zip(spec.outputs, eager)) if isinstance(eager, (tuple, list)) else \
-        eager if isinstance(eager, dict) else {spec.outputs[0]: eager}
     for o in outputs:
         if o.ok or o.dtype not in ("fp16", "bf16") or o.name not in eager:
             continue

@@ -223,11 +223,14 @@ def run(spec: KernelSpec, kernel, shape: dict, layout: dict, dtype: str, config,
     return Run(got=got, expected=expected, problems=problems, seconds=seconds, sanitizer=sanitizer)
 
 
-def reference_outputs(spec: KernelSpec, inputs: dict, shape: dict, meta: dict) -> dict:
-    """The spec's reference on fp64 copies of the inputs; sizes and meta it names are passed too."""
+def reference_outputs(spec: KernelSpec, inputs: dict, shape: dict, meta: dict, widen: bool = True) -> dict:
+    """The spec's reference on fp64 copies of the inputs; sizes and meta it names are passed too.
+
+    `widen=False` runs it on the inputs as they are and keeps its outputs' dtypes (eager PyTorch
+    at the kernel's own precision)."""
     if spec.reference is None:
         raise UserError(f"{spec.name} has no reference to check against; add `reference=` to its KernelSpec")
-    wide = {n: (t.double() if t.is_floating_point() else t) for n, t in inputs.items()}
+    wide = {n: (t.double() if t.is_floating_point() and widen else t) for n, t in inputs.items()}
     wanted = inspect.signature(spec.reference).parameters
     extra = {k: v for k, v in {**shape, **meta}.items() if k in wanted and k not in wide}
     out = spec.reference(**wide, **extra)
@@ -244,7 +247,7 @@ def reference_outputs(spec: KernelSpec, inputs: dict, shape: dict, meta: dict) -
         if tuple(result[name].shape) != want:
             raise UserError(f"{spec.name}: the reference returns shape {tuple(result[name].shape)} "
                             f"for '{name}', the spec says {want}")
-    return {n: result[n].double() if result[n].is_floating_point() else result[n] for n in spec.outputs}
+    return {n: result[n].double() if result[n].is_floating_point() and widen else result[n] for n in spec.outputs}
 
 
 def unwritten(t, dtype: str):

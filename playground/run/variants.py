@@ -42,11 +42,6 @@ class Variant:
     layout: dict = field(default_factory=dict, hash=False)    # merged into the case's layout
     config: dict | None = field(default=None, hash=False)     # one entry of spec.configs
 
-    def describe(self) -> str:
-        if self.kind == "values":
-            return f"{self.name} ({inputs.GENERATORS[self.name]})"
-        return self.name
-
 
 PLAIN = Variant("values", "randn")
 
