@@ -145,6 +145,9 @@ SPEC = KernelSpec(
     reduction_dim="D",
     flops=lambda s: 4 * s["Z"] * s["H"] * s["N_CTX"] * s["N_CTX"] * s["D"],
     bytes=lambda s, elem: 4 * s["Z"] * s["H"] * s["N_CTX"] * s["D"] * elem,
+    # each program reads its block of Q rows, and all of K and V for its (batch, head)
+    operands=lambda s, meta, elem: [((0, 1), meta["BLOCK_M"] * s["D"] * elem), ((1,), 2 * s["N_CTX"] * s["D"] * elem)],
+    special=lambda s: s["Z"] * s["H"] * s["N_CTX"] * s["N_CTX"],      # one exp2 per score (non-causal)
     torch_baseline="F.scaled_dot_product_attention(q, k, v, is_causal=CAUSAL)",
     cases=[{"Z": 2, "H": 4, "N_CTX": 512, "D": 64}, {"Z": 2, "H": 4, "N_CTX": 512, "D": 64, "meta": {"CAUSAL": True}},
            {"Z": 1, "H": 2, "N_CTX": 256 + 17, "D": 128}, {"Z": 1, "H": 2, "N_CTX": 256 + 17, "D": 16,

@@ -101,6 +101,9 @@ SPEC = KernelSpec(
     bytes=lambda s, elem: (s["M"] * s["K"] + s["K"] * s["N"] + s["M"] * s["N"]) * elem,
     torch_baseline="torch.matmul",
     tile_of=tile_of,
+    # what each CTA reads: the row panel of A its tile row picks, the column panel of B its tile column picks
+    operands=lambda s, meta, elem: [((0,), meta["BLOCK_SIZE_M"] * s["K"] * elem),
+                                    ((1,), s["K"] * meta["BLOCK_SIZE_N"] * elem)],
     cases=[{"M": 512, "N": 512, "K": 512}, {"M": 256 + 17, "N": 128 + 17, "K": 64 + 17},
            {"M": 1, "N": 1, "K": 1}, {"M": 1, "N": 256, "K": 128},
            {"M": 192, "N": 160, "K": 96, "transpose": "a"}, {"M": 192, "N": 160, "K": 96, "transpose": "b"}],

@@ -241,7 +241,7 @@ def test_plot_of_a_modelled_sweep(tmp_path, no_gpu):
     result = throughput.run(Request.of("softmax", "sm_90", shape={"M": 256}), sweep="N=256..512")
     path = tmp_path / "model.png"
     labels = plot.save(result, str(path))
-    assert labels == ["Triton kernel (modelled, wave-quantised)", "roofline bound (modelled)"]
+    assert labels == ["Triton kernel (modelled)", "roofline bound (modelled)"]
     assert png_size(path) == (700, 450)
     assert "modelled" in plot.series(result)[0]
 

@@ -44,7 +44,8 @@ def single(kernel, target, config, shape=None):
 
 
 def test_one_row_per_config_with_the_figures_of_a_single_compile(first, in_cold_cache):
-    from playground.figures import occupancy, roofline
+    from playground.figures import occupancy
+    from playground.model import explain
     assert first.compiled == 2 and first.workers == 2, "a cold sweep compiles in worker processes"
     assert [r["config"] for r in first.rows] == [{"BLOCK_SIZE_M": 64, "num_stages": 2},
                                                  {"BLOCK_SIZE_M": 128, "num_stages": 2}]
@@ -61,7 +62,9 @@ def test_one_row_per_config_with_the_figures_of_a_single_compile(first, in_cold_
         assert r["shared_bytes"] == c.resources.shared_total
         assert (r["active_blocks_per_sm"], r["occupancy"], r["launchable"]) == \
             (occ.active_blocks_per_sm, occ.occupancy, occ.launchable)
-        assert r["modelled_seconds"] == roofline.model(c).estimate.seconds
+        e = explain.explain(c)
+        assert (r["modelled_seconds"], r["modelled_low"], r["modelled_high"]) == (e.seconds, e.low, e.high)
+        assert r["bound"] == explain.NAMES[e.bound]
     # Both launch, so both are ranked, fastest first.
     ranked = sorted(first.rows, key=lambda r: r["modelled_seconds"])
     assert ranked[0]["rank"] == 1 and ranked[1]["rank"] in (1, 2)

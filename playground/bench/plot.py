@@ -19,7 +19,7 @@ def series(result) -> tuple[str, str, list[int], dict[str, list[float]]]:
         memory = sum(p.estimate.bound == "memory" for p in result.points) * 2 >= len(result.points)
         def y(e, seconds):
             return e.bytes / seconds / 1e9 if memory else e.flops / seconds / 1e12
-        lines = {"Triton kernel (modelled, wave-quantised)": [y(p.estimate, p.estimate.seconds) for p in result.points],
+        lines = {"Triton kernel (modelled)": [y(p.estimate, p.seconds) for p in result.points],
                  "roofline bound (modelled)": [y(p.estimate, p.estimate.roofline_seconds) for p in result.points]}
         title = f"{result.kernel} on {result.target} ({result.device}): modelled (roofline, wave quantisation)"
     else:

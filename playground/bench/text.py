@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..figures import roofline
 from ..figures.roofline import MEASURE_HINT
+from ..model import explain
 from ..report.report import table
 from .measured import Measured
 from .throughput import BenchResult
@@ -48,8 +49,9 @@ def _us(ms: float) -> str:
 def columns(result: BenchResult) -> list[str]:
     dims = list(result.points[0].shape)
     if result.kind == "modelled":
-        return ["kernel", "target", "device", "kind", *dims, "dtype", "time_us", "tflops", "gbs",
-                "percent_of_peak", "bound", "intensity", "waves", "wave_fill"]
+        return ["kernel", "target", "device", "kind", *dims, "dtype", "time_us", "band_low_us", "band_high_us",
+                "bottleneck", "tflops", "gbs", "percent_of_peak", "roofline_us", "bound", "intensity", "waves",
+                "wave_fill"]
     return ["kernel", "target", "device", "kind", *dims, "dtype", "triton_us", "triton_q20_us", "triton_q80_us",
             "tflops", "gbs", "percent_of_peak", "torch_us", "torch_tflops", "torch_gbs", "speedup", "warnings"]
 
@@ -60,8 +62,12 @@ def rows(result: BenchResult) -> list[dict]:
         row = {"kernel": p.kernel, "target": p.target, "device": p.device, "kind": p.kind, **p.shape,
                "dtype": p.dtype}
         if result.kind == "modelled":
-            e = p.estimate
-            row.update(time_us=e.seconds * 1e6, tflops=e.tflops, gbs=e.gbs, percent_of_peak=e.percent_of_peak,
+            e, x = p.estimate, p.explained
+            seconds = p.seconds
+            row.update(time_us=seconds * 1e6, band_low_us=x.low * 1e6 if x else None,
+                       band_high_us=x.high * 1e6 if x else None, bottleneck=x.bound if x else None,
+                       tflops=e.flops / seconds / 1e12, gbs=e.bytes / seconds / 1e9,
+                       percent_of_peak=e.percent_of_peak * e.seconds / seconds, roofline_us=e.seconds * 1e6,
                        bound=e.bound, intensity=e.intensity, waves=e.waves, wave_fill=e.wave_fill)
         else:
             row.update(triton_us=p.triton.median_ms * 1e3, triton_q20_us=p.triton.q20_ms * 1e3,
@@ -81,10 +87,15 @@ def table_lines(result: BenchResult) -> list[str]:
             + (f"; {result.reason}" if result.reason else ""))
     out = [head]
     if result.kind == "modelled":
-        body = [[str(r[dim]), f"{r['time_us']:.4g}", f"{r['tflops']:.4g}", f"{r['gbs']:.4g}",
-                 f"{r['percent_of_peak']:.1f}", r["bound"], str(r["waves"] or "-")] for r in rows(result)]
-        out += table([dim, "time (us)", "TFLOP/s", "GB/s", "% peak", "bound", "waves"], body, "r" * 7)
-        out.append(f"modelled: every row is a roofline with wave quantisation; {MEASURE_HINT}")
+        body = [[str(r[dim]), f"{r['time_us']:.4g}",
+                 f"{r['band_low_us']:.4g}-{r['band_high_us']:.4g}" if r["band_low_us"] is not None else "-",
+                 f"{r['tflops']:.4g}", f"{r['gbs']:.4g}", f"{r['percent_of_peak']:.1f}",
+                 explain.NAMES.get(r["bottleneck"], r["bound"]), f"{r['roofline_us']:.4g}", str(r["waves"] or "-")]
+                for r in rows(result)]
+        out += table([dim, "time (us)", "band (us)", "TFLOP/s", "GB/s", "% peak", "bound", "roofline (us)", "waves"],
+                     body, "r" * 9)
+        out.append(f"modelled: every row is the performance model's typical time, its band, and what bounds it; "
+                   f"the roofline with wave quantisation is the ceiling beside it; {MEASURE_HINT}")
         return out
     body = []
     for r in rows(result):

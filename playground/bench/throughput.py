@@ -1,5 +1,5 @@
 """`bench`: throughput against PyTorch, measured on the local GPU (measured.py) or modelled for the
-target (figures/roofline.py, labelled modelled everywhere), at one shape or over a swept dimension."""
+target (model/explain.py, with figures/roofline.py as its ceiling; labelled modelled everywhere), at one shape or over a swept dimension."""
 from __future__ import annotations
 
 import contextlib
@@ -10,6 +10,7 @@ from ..core.params import doubling
 from ..errors import UserError
 from ..figures import roofline
 from ..figures.roofline import MEASURE_HINT
+from ..model import explain
 from .measured import measure
 
 
@@ -84,7 +85,11 @@ def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: in
         for value in values:
             point = request.changed(shape={dim: value}) if dim else request
             if reason:
-                points.append(roofline.model(point.compile(), device))
+                compiled = point.compile()
+                modelled = roofline.model(compiled, device)
+                with contextlib.suppress(UserError):     # a kernel the model cannot place keeps its roofline
+                    modelled.explained = explain.explain(compiled, device)
+                points.append(modelled)
             else:
                 points.append(measure(point, cuda_graph=cuda_graph))
             advance()

@@ -62,6 +62,10 @@ class KernelSpec:
     layouts: tuple[str, ...] | None = None
     heuristics: Callable[[dict], dict] | None = None  # (shape) -> meta that depends on the shape
     tile_of: Callable[[int, dict, dict], tuple] | None = None  # (pid, shape, meta) -> the tile it owns
+    # (shape, meta, element size) -> [(the tile coordinates an input block depends on, its bytes)]: what a
+    # CTA reads, for the model's DRAM and L2 traffic (model/traffic.py); None: every byte of `bytes` once
+    operands: Callable[[dict, dict, int], list] | None = None
+    special: Callable[[dict], int] | None = None     # (shape) -> special-function results (exp, rsqrt, ...)
     # compile options the launcher passes besides num_warps/num_stages (Inductor's: debug, sanitize_overflow, ...)
     compile_options: dict = field(default_factory=dict)
     # filled in by the registry

@@ -117,12 +117,21 @@ class Model:
     num_sms: int = 0
     notes: list[str] = field(default_factory=list)
     kind: str = "modelled"
+    # the performance model's explanation (model/explain.py), when `bench` asked for it: its time is the
+    # modelled time; the roofline above is then the ceiling it is compared with
+    explained: object = None
+
+    @property
+    def seconds(self) -> float:
+        return self.explained.seconds if self.explained else self.estimate.seconds
 
     def as_dict(self) -> dict:
         e = self.estimate
         d = asdict(self)
         d["estimate"].update(tflops=e.tflops, gbs=e.gbs, percent_of_peak=e.percent_of_peak)
-        d["time_us"] = e.seconds * 1e6
+        d["explained"] = self.explained.as_dict() if self.explained else None
+        d["time_us"] = self.seconds * 1e6
+        d["roofline_us"] = e.seconds * 1e6
         return d
 
 
@@ -240,9 +249,15 @@ def lines(m: Model, reason: str = "") -> list[str]:
                 else "compute: a partial wave's empty slots idle")
         rows.append(("waves", f"{waves_phrase(e.ctas, m.active_blocks_per_sm, m.num_sms, sm)}; the model keeps "
                               f"{100 * e.wave_fill:.1f}% of peak {busy}"))
-    rows.append(("time", f"{_us(e.seconds)}, {e.tflops:.4g} TFLOP/s, {e.gbs:.4g} GB/s, "
-                         f"{e.percent_of_peak:.1f}% of peak {'bandwidth' if e.bound == 'memory' else 'compute'}"))
-    rows += [("note", n) for n in m.notes]
+    rows.append(("ceiling" if m.explained else "time",
+                 f"{_us(e.seconds)}, {e.tflops:.4g} TFLOP/s, {e.gbs:.4g} GB/s, "
+                 f"{e.percent_of_peak:.1f}% of peak {'bandwidth' if e.bound == 'memory' else 'compute'}"
+                 + (": the roofline with waves, which the model's time below cannot beat" if m.explained else "")))
+    # the model's time counts launch overhead itself
+    rows += [("note", n) for n in m.notes if not (m.explained and n.startswith("launch overhead"))]
+    if m.explained:
+        from ..model import explain
+        rows += [(label, text) for label, text in explain.rows(m.explained)]
     rows.append(("how", MEASURE_HINT))
     return [f"modelled  {label:<9} {text}" for label, text in rows]
 

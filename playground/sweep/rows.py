@@ -2,7 +2,7 @@
 
 The same function serves the parent (cache hits) and the workers. A row reads only what its
 figures need: registers from `cuobjdump -res-usage`, spills from the SASS only when the binary
-has a stack frame, the tensor-core precision from the PTX (figures/roofline.py). Its figures
+has a stack frame, the matrix instructions from the PTX (model/program.py). Its figures
 are kept in Triton's cache beside the kernel, keyed on everything they depend on, so a rerun
 reads them back.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..core import devices
 from ..errors import KernelFailure, UserError
-from ..figures import occupancy, roofline
+from ..figures import occupancy
 
 
 def row(request, config: dict, num_sms: int | None = None) -> dict:
@@ -106,15 +106,19 @@ def _occupancy(c, num_sms) -> dict:
 
 
 def _model(c, num_sms) -> dict:
-    """The roofline's time at the sweep's shape (wave quantisation included), or None when not modelled."""
+    """The performance model's time at the sweep's shape (model/explain.py), its band and what bounds it;
+    None when not modelled."""
+    none = {"modelled_seconds": None, "modelled_low": None, "modelled_high": None, "bound": None}
     if c.spec.flops is None or c.spec.bytes is None:
-        return {"modelled_seconds": None, "bound": None}     # the spec gives nothing to model
+        return none                                    # the spec gives nothing to model
     try:
         device = devices.with_num_sms(devices.get(c.target.name), num_sms)
     except UserError:
-        return {"modelled_seconds": None, "bound": None}     # no device table: nothing to model against
-    m = roofline.model(c, device)
-    return {"modelled_seconds": m.estimate.seconds, "bound": m.estimate.bound}
+        return none                                    # no device table: nothing to model against
+    from ..model import explain
+    e = explain.explain(c, device)
+    return {"modelled_seconds": e.seconds, "modelled_low": e.low, "modelled_high": e.high,
+            "bound": explain.NAMES[e.bound]}
 
 
 def failure(error: str) -> dict:

@@ -1,0 +1,81 @@
+"""The microarchitecture figures the performance model uses beyond the device table, each with its source.
+
+Peaks, SM counts, clocks, DRAM bandwidth and L2 size stay in `core/devices.py` (datasheets). What lives
+here is what a datasheet does not print: how much of a peak a kernel can sustain, how long a load takes,
+how wide the on-chip paths are. Each uncertain figure is a `Span` (optimistic, typical, pessimistic);
+the model runs once per column, and the optimistic and pessimistic runs are its uncertainty band.
+No figure here was fitted to the validation set in `benchmarks/data/`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SCENARIOS = ("optimistic", "typical", "pessimistic")
+
+
+@dataclass(frozen=True)
+class Span:
+    optimistic: float
+    typical: float
+    pessimistic: float
+
+    def at(self, scenario: str) -> float:
+        return getattr(self, scenario)
+
+
+# Share of the datasheet tensor-core peak a long run of matrix instructions sustains. NVIDIA's DCGM
+# maintainers: cuBLAS and CUTLASS reach "90-95% utilization" of the tensor cores, and their own load
+# generator the same (github.com/NVIDIA/DCGM/issues/40). Used for wgmma (sm_90), tcgen05 (sm_100+),
+# mma.sync where it is the native path (sm_80, sm_86, sm_89, sm_120) and AMD's v_mfma / v_wmma.
+TENSOR_EFFICIENCY = Span(0.95, 0.90, 0.85)
+
+# mma.sync on Hopper: the warp-level instruction does not reach the warpgroup (wgmma) rate. One public
+# measurement put warp-level MMA at about half of H100's fp16 peak (r/CUDA, "Since WGMMA has 2x
+# throughput of WMMA in H100 GPU ..."); the Hopper microbenchmark papers (Luo et al., arXiv 2402.13499,
+# 2501.12084) report the legacy path well below wgmma. No datasheet gives a figure: hence the wide span.
+HOPPER_MMA_SYNC_EFFICIENCY = Span(0.65, 0.50, 0.45)
+
+# Plain FP32 (FMA) code: the datasheet peak counts every lane issuing an FMA every clock; element-wise
+# and reduction code also issues loads, address arithmetic and shuffles. A modelling assumption, not a
+# measurement; it matters only for kernels bound by arithmetic without tensor cores.
+FMA_EFFICIENCY = Span(0.90, 0.75, 0.60)
+
+# The sustained core clock as a share of the clock the peaks assume. Chips and Cheese ("Nvidia's H100:
+# Funny L2, and Tons of Bandwidth", 2023) saw an H100 PCIe drop to 1395 MHz, under 80% of its boost,
+# at its power limit, while an A100 SXM4 held 1410 MHz under load.
+CLOCK_SHARE = Span(1.00, 0.95, 0.80)
+
+# Share of the datasheet DRAM bandwidth a streaming kernel sustains: an assumption (no vendor publishes
+# one), wide on purpose; reads and writes mixed, and reads that are not perfectly sequential, cost more.
+DRAM_EFFICIENCY = Span(0.92, 0.87, 0.80)
+
+# Latency of a global load that misses L2, in core clocks. The hardware table of doi:10.1016/j.ultsonch.
+# 2023.106546 (table 3, PMC10448217) uses 400 cycles for V100, A100 and H100 alike; a loaded memory
+# system queues, so the typical and pessimistic columns are longer (an assumption).
+DRAM_LATENCY_CYCLES = Span(400, 500, 650)
+
+# L2 to SM bandwidth, bytes per core clock for the whole chip. NVIDIA A100 Tensor Core GPU Architecture
+# white paper: "5120 Bytes/clk" of L2 read bandwidth (2.3x V100). For H100 no figure is published; the
+# table above (L2 bandwidth 8986 GB/s at 1755 MHz) uses the same 5120 bytes/clk. AMD CDNA2 and
+# CDNA3 white papers: each L2 (one per GCD / XCD) has 16 channels of 128 bytes per clock.
+L2_BYTES_PER_CLOCK = {"sm_80": 5120, "sm_90": 5120, "gfx90a": 16 * 128, "gfx942": 8 * 16 * 128,
+                      "gfx950": 8 * 16 * 128}
+L2_EFFICIENCY = Span(0.90, 0.80, 0.70)       # an assumption, as DRAM's: hits on a busy L2 lose some cycles
+
+# Shared memory (LDS) bandwidth per SM (CU) per clock. CUDA C++ Programming Guide, "Shared Memory": 32
+# banks, each 4 bytes wide, serve one request per clock: 128 bytes/clock/SM on every architecture here.
+# AMD CDNA3 white paper: the LDS delivers 128 bytes per clock per CU.
+SHARED_BYTES_PER_CLOCK = 128
+
+# Special functions (exp2, log2, rsqrt, sin, cos): CUDA C++ Programming Guide, "Arithmetic Instructions"
+# throughput table: 16 results per clock per SM for compute capability 5.x to 12.x. (H100 SXM: 132 x 16
+# x 1.83 GHz = 3.9 T/s, the figure the FlashAttention-3 paper gives against 989 TFLOPS of matmul.)
+# AMD publishes no per-CU transcendental rate in its white papers; the model leaves it out there.
+SPECIAL_PER_CLOCK_NVIDIA = 16
+
+# What one launch costs beyond the kernel's own work when launches run back to back, as do_bench and
+# Triton's tutorials time them: the front end fetches the launch, the block scheduler fills the SMs, and
+# the last CTAs drain. University of Virginia, "CUDA Kernel Overhead" (empty kernels called
+# asynchronously, a few microseconds each); the CUDA Graphs post on NVIDIA's developer blog measures a
+# few microseconds per short kernel too. An assumption within that range.
+LAUNCH_SECONDS = Span(2e-6, 3e-6, 5e-6)

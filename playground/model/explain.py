@@ -1,0 +1,228 @@
+"""The performance model: a kernel's time on a target, explained from its compiled binary and its launch.
+
+Nothing here is measured; every figure it prints says "modelled". The kernel's work is split over the
+resources that serve it, each with a rate from the device table or `constants.py`:
+
+  tensor / FMA issue   FLOPs / (SMs x the per-SM rate of the instruction family the code issues)
+  special functions    exp, rsqrt, ... results (the spec's count) / (SMs x 16 per clock)
+  shared memory        the operand tiles written and read per loop trip (program.py) / (SMs x 128 B/clk)
+  L2                   what every CTA reads (traffic.py) / the L2's bytes per clock
+  DRAM                 what the tile schedule fetches and writes (traffic.py) / sustained bandwidth
+  latency              Little's law: a CTA slot keeps R rounds of loads in flight (R from the shared-memory
+                       ring the pipeliner built), each taking the DRAM latency: rounds x latency / (slots x R)
+
+The kernel body takes as long as its busiest resource (the others overlap it), then:
+- wave quantisation: resources inside an SM (issue, shared memory, latency) idle in a partial last
+  wave; DRAM and L2 serve the whole chip, so a partial wave still streams at full rate once every SM
+  has a CTA (figures/roofline.py's rule);
+- pipeline fill and drain: one load latency before the first tile arrives, one store latency after
+  the last;
+- launch overhead, for launches timed back to back.
+
+Each uncertain constant is a span; the model runs at the optimistic, typical and pessimistic end of
+every span together, and the two ends are its uncertainty band. Work is assumed even across CTAs.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..core import devices, dtypes
+from ..errors import UserError
+from ..figures import launch, roofline
+from . import constants as K
+from . import program as program_
+from . import traffic as traffic_
+
+NAMES = {"tensor": "tensor-core issue", "fma": "FMA issue", "special": "special functions",
+         "shared": "shared memory", "l2": "L2",
+         "dram": "DRAM", "latency": "load latency", "fill": "pipeline fill", "launch": "launch"}
+
+
+@dataclass
+class Scenario:
+    seconds: float
+    body: float
+    fill: float
+    launch: float
+    terms: dict                 # resource -> seconds, wave quantisation included
+    bound: str                  # the resource that sets the body's time
+
+
+@dataclass
+class Explanation:
+    kernel: str
+    target: str
+    device: str
+    shape: dict
+    dtype: str
+    config: str
+    seconds: float              # the typical scenario
+    low: float                  # optimistic end of the band
+    high: float                 # pessimistic end
+    bound: str
+    shares: dict                # part -> share of the typical time: the bound resource, fill, launch
+    busy: dict                  # resource -> its time / the body's (how close each is to binding)
+    scenarios: dict
+    figures: dict               # what the terms were computed from
+    notes: list = field(default_factory=list)
+    kind: str = "modelled"
+
+    @property
+    def tflops(self) -> float:
+        return self.figures["flops"] / self.seconds / 1e12
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "kernel": self.kernel, "target": self.target, "device": self.device,
+                "shape": self.shape, "dtype": self.dtype, "config": self.config, "seconds": self.seconds,
+                "band": [self.low, self.high], "bound": self.bound, "shares": self.shares, "busy": self.busy,
+                "scenarios": {k: {"seconds": s.seconds, "bound": s.bound, "terms": s.terms}
+                              for k, s in self.scenarios.items()},
+                "figures": self.figures, "notes": self.notes}
+
+
+def explain(compiled, device=None) -> Explanation:
+    """Model one compiled kernel at its compiled shape on its target's representative GPU (or `device`)."""
+    device = device or devices.get(compiled.target.name)
+    spec, cfg = compiled.spec, compiled.config
+    if spec.flops is None or spec.bytes is None:
+        raise UserError(f"{spec.name}: its spec gives no FLOP or byte count, so there is nothing to model")
+    elem = dtypes.size(cfg.dtype)
+    flops = spec.flops(cfg.shape)
+    prog = program_.read(compiled)
+    blocks, why = roofline.active_blocks(compiled)
+    if not blocks:
+        raise UserError(f"{spec.name}: {why or 'no CTA fits on an SM'}; a kernel that cannot launch has no time")
+    ctas = launch.ctas(compiled)
+    slots = blocks * device.num_sms
+    moved = traffic_.traffic(compiled, slots, device.l2_bytes)
+    rounds = max(1.0, moved.l2_load_bytes / ctas / prog.load_bytes_per_round) if prog.load_bytes_per_round else 1.0
+    shared = 0
+    if prog.dot_tile and prog.load_bytes_per_round:
+        bm, bn = prog.dot_tile
+        block_k = max(1, round(prog.load_bytes_per_round / ((bm + bn) * elem)))
+        shared = prog.shared_bytes_per_round(elem, block_k) * rounds * ctas
+    precision = roofline.matrix_precision(compiled) if prog.mma_family else None
+    peak, roof = roofline.peak_for(device, precision)
+    figures = {"flops": flops, "dram_bytes": moved.dram_bytes, "l2_bytes": moved.l2_load_bytes + moved.output_bytes,
+               "shared_bytes": shared, "rounds_per_cta": rounds, "rounds_in_flight": prog.rounds_in_flight,
+               "bytes_per_round": prog.load_bytes_per_round, "ctas": ctas, "ctas_per_sm": blocks,
+               "num_sms": device.num_sms, "mma": prog.mma_family, "roof": roof, "peak_tflops": peak,
+               "reuse": moved.reuse, "traffic_from_schedule": moved.from_schedule,
+               "special": spec.special(cfg.shape) if spec.special else 0}
+    scenarios = {s: _scenario(s, device, compiled.target.name, prog, figures) for s in K.SCENARIOS}
+    typical = scenarios["typical"]
+    shares = {typical.bound: typical.body / typical.seconds, "fill": typical.fill / typical.seconds,
+              "launch": typical.launch / typical.seconds}
+    busy = {r: t / typical.body for r, t in typical.terms.items()}
+    return Explanation(kernel=spec.name, target=compiled.target.name, device=device.name, shape=dict(cfg.shape),
+                       dtype=cfg.dtype, config=cfg.describe(), seconds=typical.seconds,
+                       low=scenarios["optimistic"].seconds, high=scenarios["pessimistic"].seconds,
+                       bound=typical.bound, shares=shares, busy=busy, scenarios=scenarios, figures=figures,
+                       notes=_notes(compiled, prog, moved, figures))
+
+
+def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
+    at = lambda span: span.at(name)   # noqa: E731
+    clock = device.clock_ghz * 1e9 * at(K.CLOCK_SHARE)
+    latency = at(K.DRAM_LATENCY_CYCLES) / clock
+    sms, ctas, slots = device.num_sms, f["ctas"], f["ctas_per_sm"] * device.num_sms
+    terms = {}
+    if f["mma"]:
+        efficiency = at(K.HOPPER_MMA_SYNC_EFFICIENCY if (f["mma"] == "mma.sync" and target == "sm_90")
+                        else K.TENSOR_EFFICIENCY)
+        terms["tensor"] = f["flops"] / (f["peak_tflops"] * 1e12 * efficiency * at(K.CLOCK_SHARE))
+    else:
+        terms["fma"] = f["flops"] / (f["peak_tflops"] * 1e12 * at(K.FMA_EFFICIENCY) * at(K.CLOCK_SHARE))
+    if f["shared_bytes"]:
+        terms["shared"] = f["shared_bytes"] / (K.SHARED_BYTES_PER_CLOCK * clock * sms)
+    if target in K.L2_BYTES_PER_CLOCK:
+        terms["l2"] = f["l2_bytes"] / (K.L2_BYTES_PER_CLOCK[target] * clock * at(K.L2_EFFICIENCY))
+    if f["special"] and device.is_nvidia:
+        terms["special"] = f["special"] / (K.SPECIAL_PER_CLOCK_NVIDIA * clock * sms)
+    terms["dram"] = f["dram_bytes"] / (device.mem_bandwidth_gbs * 1e9 * at(K.DRAM_EFFICIENCY))
+    terms["latency"] = ctas * f["rounds_per_cta"] * latency / (slots * f["rounds_in_flight"])
+    # wave quantisation: per-SM resources idle in a partial wave; chip-wide ones only below one CTA per SM
+    waves = math.ceil(ctas / slots)
+    full, last = divmod(ctas, slots)
+    sm_fill = ctas / (waves * slots)
+    chip_fill = ctas / (full * slots + (max(last, sms) if last else 0))
+    for r in terms:
+        terms[r] /= chip_fill if r in ("l2", "dram") else sm_fill
+    bound = max(terms, key=terms.get)
+    body, fill, launch_s = terms[bound], 2 * latency, at(K.LAUNCH_SECONDS)
+    return Scenario(seconds=body + fill + launch_s, body=body, fill=fill, launch=launch_s, terms=terms, bound=bound)
+
+
+def _notes(compiled, prog, moved, f) -> list[str]:
+    notes = []
+    if not moved.from_schedule:
+        notes.append("DRAM and L2 traffic: every byte of the spec's count once (it gives no operand blocks)")
+    if prog.mma_family is None and "tt.dot" in compiled.stage("ttir"):
+        notes.append("tl.dot without matrix instructions: modelled on the FMA units")
+    if not prog.load_bytes_per_round:
+        notes.append("no tile loads found in TTGIR: load latency counted once per CTA")
+    if compiled.target.name not in K.L2_BYTES_PER_CLOCK:
+        notes.append(f"no published L2 bandwidth for {compiled.target.name}: L2 is not modelled")
+    if not compiled.spec.special:
+        notes.append("special functions (exp, rsqrt): the spec gives no count, so they are not modelled")
+    elif not compiled.target.is_nvidia:
+        notes.append("special functions: no published rate for AMD, so they are not modelled")
+    notes.append("not modelled: bank conflicts, instruction issue other than the matrix, FMA and "
+                 "special-function units, uneven work across CTAs")
+    return notes
+
+
+# Differences smaller than this share of the time are below what the model resolves: its inputs are
+# static instruction counts and an even split of work across CTAs. A modelling choice, not a measurement.
+RESOLUTION = 0.02
+
+
+def same_time(a: dict, b: dict) -> bool:
+    """Whether the model cannot order two sweep rows (modelled_seconds, modelled_low, modelled_high): their
+    typical times lie within RESOLUTION of each other, or their order flips at one end of the band (the
+    slower one at typical constants is the faster one at the optimistic or pessimistic end)."""
+    fast, slow = sorted((a, b), key=lambda r: r["modelled_seconds"])
+    if slow["modelled_seconds"] - fast["modelled_seconds"] <= RESOLUTION * fast["modelled_seconds"]:
+        return True
+    ends = [k for k in ("modelled_low", "modelled_high") if fast.get(k) is not None and slow.get(k) is not None]
+    return any(slow[k] < fast[k] for k in ends)
+
+
+def shares_phrase(e: Explanation) -> str:
+    """"tensor-core issue 93%, pipeline fill 1%, launch 6%": where the typical time goes."""
+    return ", ".join(f"{NAMES[k]} {100 * v:.0f}%" for k, v in sorted(e.shares.items(), key=lambda kv: -kv[1]))
+
+
+def busy_phrase(e: Explanation) -> str:
+    """Each resource's time against the body's: 100% is the bound one."""
+    return ", ".join(f"{NAMES[k]} {100 * v:.0f}%" for k, v in sorted(e.busy.items(), key=lambda kv: -kv[1]))
+
+
+def band_phrase(e: Explanation) -> str:
+    return f"{_us(e.seconds)} (band {_us(e.low)} to {_us(e.high)})"
+
+
+def lines(e: Explanation) -> list[str]:
+    """The explanation in words; every line says modelled."""
+    return [f"modelled  {label:<9} {text}" for label, text in rows(e)]
+
+
+def rows(e: Explanation) -> list[tuple[str, str]]:
+    """(label, text) for each line of the explanation."""
+    f = e.figures
+    out = [
+        ("time", f"{band_phrase(e)}, {e.tflops:.4g} TFLOP/s at the typical time"),
+        ("bound", f"{NAMES[e.bound]}; time goes to {shares_phrase(e)}"),
+        ("busy", busy_phrase(e)),
+        ("work", f"{f['flops']:.4g} FLOP on {f['roof']}; DRAM {f['dram_bytes']:.4g} B, L2 {f['l2_bytes']:.4g} B "
+                 f"(each byte fetched used {f['reuse']:.3g}x), shared {f['shared_bytes']:.4g} B"),
+        ("loads", f"{f['rounds_per_cta']:.4g} round{'' if f['rounds_per_cta'] == 1 else 's'} of "
+                  f"{f['bytes_per_round']} B per CTA, "
+                  f"{f['rounds_in_flight']} in flight; {f['ctas']} CTAs, {f['ctas_per_sm']} per SM"),
+    ]
+    return out + [("note", n) for n in e.notes]
+
+
+def _us(seconds: float) -> str:
+    return f"{seconds * 1e6:.4g} us"

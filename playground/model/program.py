@@ -1,0 +1,138 @@
+"""What the compiled kernel tells the performance model: its matrix instructions, its loads and its pipeline.
+
+Everything here is read from the artefact, not from the kernel's source:
+- the matrix-instruction family, from the PTX (mma.sync, wgmma.mma_async, tcgen05.mma) or the amdgcn
+  (v_mfma, v_wmma), as `codeinspect` reads it;
+- the tiles a CTA loads per round (one trip of its loop, or the whole program when it has no loop), from
+  TTGIR: every load, async copy or TMA copy with its tile shape, counted once per source line (the
+  software pipeliner copies a load into its prologue, and the copies load the same tile);
+- how many rounds a CTA keeps in flight: the shared-memory ring's depth minus the one being read
+  (`codeinspect.pipeline`), else one;
+- the MMA layout (`#ttg.nvidia_mma` / `#ttg.amd_mfma` warpsPerCTA) and the dot's tile, which decide how
+  often each operand tile is read from shared memory.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from ..artefact import codeinspect
+from ..core import dtypes
+
+# the tile a load brings: `tensor<128x64x!tt.ptr<f16>` (pointer tensors) or a TMA result `tensor<128x64xf16`
+_LOAD_OPS = ("tt.load ", "ttg.async_copy_global_to_local ", "ttng.async_tma_copy_global_to_local ",
+             "tt.descriptor_load ", "amdg.buffer_load ", "amdgpu.buffer_load ", "amdg.buffer_load_to_local ",
+             "amdgpu.buffer_load_to_local ")
+_PTR_TILE = re.compile(r"tensor<((?:\d+x)*)!tt\.ptr<([a-z0-9]+)>")
+_VALUE_TILE = re.compile(r"(?:tensor|memdesc)<((?:\d+x)+)([a-z][a-z0-9]*)")
+_LOC = re.compile(r"loc\((#loc\d+)\)\s*$")
+_MMA_LAYOUT = re.compile(r"#ttg\.(nvidia_mma|amd_mfma|amd_wmma)<\{[^}]*?warpsPerCTA = \[(\d+), (\d+)\]")
+_DOT_RESULT = re.compile(r"(?:tt\.dot|ttng\.warp_group_dot|ttng\.tc_gen5_mma)\b.*->\s*tensor<(\d+)x(\d+)x")
+_PTX_FAMILY = (("tcgen05.mma", "tcgen05"), ("wgmma.mma_async", "wgmma"), ("mma.sync", "mma.sync"))
+
+_BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i1": 8, "i8": 8, "i16": 16, "i32": 32, "i64": 64,
+         "f8E4M3FN": 8, "f8E5M2": 8, "f8E4M3FNUZ": 8, "f8E5M2FNUZ": 8}
+
+
+@dataclass
+class Program:
+    mma_family: str | None       # "wgmma", "mma.sync", "tcgen05", "mfma", "wmma", or None (no matrix code)
+    load_bytes_per_round: int    # bytes one CTA loads per trip of its loop (or in all, with no loop)
+    load_lines: int              # distinct source loads counted
+    rounds_in_flight: int        # rounds a CTA keeps outstanding: the ring depth - 1, at least 1
+    async_copy: str              # "cp.async", "TMA", "direct-to-LDS" or ""
+    dot_tile: tuple | None       # (BM, BN) of the dot's result, when the kernel has one
+    warps_m: int = 1             # the MMA layout's warps along M and N
+    warps_n: int = 1
+
+    def shared_bytes_per_round(self, elem: int, block_k: int) -> int:
+        """Shared-memory traffic of one trip of a matmul loop: the async copies write the operand tiles,
+        then the matrix instructions read them.
+
+        mma.sync and AMD's mfma load operand fragments into registers (ldmatrix, ds_read): each warp reads
+        the rows of A and the columns of B its own part of the tile needs, so A is read once per warp
+        column and B once per warp row. wgmma reads its operands from shared memory itself, 64 rows of
+        A at a time: B is read once per 64 rows of the tile, A once (PTX ISA, "Asynchronous Warpgroup
+        Level Matrix Multiply-Accumulate": m64nNk16). Without a dot the model counts no shared memory.
+        """
+        if not self.dot_tile:
+            return 0
+        bm, bn = self.dot_tile
+        a, b = bm * block_k * elem, block_k * bn * elem
+        written = (a + b) if self.async_copy else 0
+        if self.mma_family in ("wgmma", "tcgen05"):
+            reads = a + b * max(1, bm // 64)
+        else:
+            reads = a * self.warps_n + b * self.warps_m
+        return written + reads
+
+
+def read(compiled) -> Program:
+    ttgir = compiled.stage("ttgir")
+    pipe = codeinspect.pipeline(ttgir)
+    rounds = max(1, pipe.buffers - 1) if pipe.pipelined else 1
+    per_round, lines = _load_bytes(ttgir, dtypes.size(compiled.config.dtype))
+    layout = _MMA_LAYOUT.search(ttgir)
+    wm, wn = (int(layout.group(2)), int(layout.group(3))) if layout else (1, 1)
+    dot = _DOT_RESULT.search(ttgir)
+    return Program(mma_family=family(compiled), load_bytes_per_round=per_round, load_lines=lines,
+                   rounds_in_flight=rounds, async_copy=pipe.async_copy,
+                   dot_tile=(int(dot.group(1)), int(dot.group(2))) if dot else None, warps_m=wm, warps_n=wn)
+
+
+def family(compiled) -> str | None:
+    """The matrix-instruction family the code issues, None when it has none."""
+    if "tt.dot" not in compiled.stage("ttir"):
+        return None
+    if compiled.target.is_nvidia:
+        ptx = compiled.stage("ptx")
+        for needle, name in _PTX_FAMILY:
+            if needle in ptx:
+                return name
+        return None
+    report = codeinspect.read(compiled)
+    ops = " ".join(report.mma_opcodes)
+    return "mfma" if "mfma" in ops else "wmma" if "wmma" in ops else None
+
+
+def _load_bytes(ttgir: str, default_elem: int) -> tuple[int, int]:
+    """Bytes per round: each source load line's tile once, inside the main loop when there is one."""
+    body = _loop_body(ttgir) or ttgir
+    tiles: dict[str, int] = {}
+    for line in body.splitlines():
+        if not any(op in line for op in _LOAD_OPS):
+            continue
+        where = _LOC.search(line)
+        key = where.group(1) if where else line
+        nbytes = _tile_bytes(line, default_elem)
+        if nbytes:
+            tiles[key] = max(tiles.get(key, 0), nbytes)
+    return sum(tiles.values()), len(tiles)
+
+
+def _loop_body(ttgir: str) -> str:
+    """The text of the outermost scf.for loop of the kernel, or "" when it has none."""
+    lines, out, depth, inside = ttgir.splitlines(), [], 0, False
+    for line in lines:
+        if not inside and "scf.for " in line and line.rstrip().endswith("{"):
+            inside, depth = True, 0
+        if inside:
+            out.append(line)
+            depth += line.count("{") - line.count("}")
+            if depth <= 0:
+                break
+    return "\n".join(out)
+
+
+def _tile_bytes(line: str, default_elem: int) -> int:
+    m = _PTR_TILE.search(line)
+    if m:
+        dims = [int(d) for d in m.group(1).split("x") if d]
+        return math.prod(dims or [1]) * _BITS.get(m.group(2), 8 * default_elem) // 8
+    result = line.rsplit("->", 1)[-1] if "->" in line else line.rsplit(":", 1)[-1]
+    m = _VALUE_TILE.search(result)
+    if m:
+        dims = [int(d) for d in m.group(1).split("x") if d]
+        return math.prod(dims) * _BITS.get(m.group(2), 8 * default_elem) // 8
+    return 0

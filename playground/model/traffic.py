@@ -1,0 +1,75 @@
+"""DRAM and L2 traffic from the tile schedule: which operand blocks each wave of CTAs reads, and which
+of them the L2 already holds.
+
+A spec with `operands` says, for each input, which tile coordinates pick the block a CTA reads and how
+many bytes that block is (gemm: A's row panel depends on the tile's row, B's column panel on its
+column). CTAs start in pid order (launch.py), `tile_of` maps each to its tile, and the GPU runs them
+a wave of (SMs x CTAs per SM) at a time. Within a wave a block is fetched from DRAM once and served
+to every CTA that shares it from L2; across waves a block stays in L2 while the blocks fetched since
+fit beside it (least recently used, at block granularity). Outputs are written once.
+
+What this leaves out: L2 set conflicts, H100's two L2 partitions, CDNA3's L2 per XCD (CTAs are dealt
+round-robin to 8 XCDs, each with its own 4 MB L2: modelled here as one L2 of the summed size), and
+CTAs of one wave drifting apart in time. A spec without `operands` moves `spec.bytes` through both
+DRAM and L2: every byte once.
+"""
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ..core import dtypes
+from ..figures import launch
+
+
+@dataclass
+class Traffic:
+    dram_bytes: int              # read from and written to DRAM
+    l2_load_bytes: int           # read by CTAs from L2 (each CTA its own blocks)
+    output_bytes: int            # written
+    from_schedule: bool          # True: the tile schedule; False: spec.bytes, every byte once
+    reuse: float = 1.0           # L2 loads / DRAM reads: how often each byte fetched is used
+
+
+def output_bytes(spec, shape: dict, elem: int) -> int:
+    total = 0
+    for t in spec.tensors.values():
+        if t.output:
+            size = dtypes.size(t.dtype) if t.dtype else elem
+            total += math.prod(t.dims(shape)) * size
+    return total
+
+
+def traffic(compiled, ctas_per_wave: int | None, l2_bytes: int) -> Traffic:
+    spec, cfg = compiled.spec, compiled.config
+    elem = dtypes.size(cfg.dtype)
+    minimum = spec.bytes(cfg.shape, elem)
+    written = min(output_bytes(spec, cfg.shape, elem), minimum)
+    if spec.operands is None or not ctas_per_wave:
+        return Traffic(dram_bytes=minimum, l2_load_bytes=minimum - written, output_bytes=written,
+                       from_schedule=False)
+    blocks = spec.operands(cfg.shape, cfg.meta, elem)
+    tiles = launch.tiles(spec, cfg.shape, cfg.meta, launch.device_of(compiled))
+    cache: OrderedDict = OrderedDict()       # (operand, key) -> bytes, least recently used first
+    held, fetched, served = 0, 0, 0
+    for start in range(0, len(tiles), ctas_per_wave):
+        wave = tiles[start:start + ctas_per_wave]
+        wanted: dict = {}
+        for tile in wave:
+            for i, (axes, nbytes) in enumerate(blocks):
+                key = (i, tuple(tile[a] for a in axes))
+                wanted[key] = nbytes
+                served += nbytes
+        for key, nbytes in wanted.items():
+            if key in cache:
+                cache.move_to_end(key)
+                continue
+            fetched += nbytes
+            cache[key] = nbytes
+            held += nbytes
+        while held > l2_bytes and cache:         # a wave larger than L2 keeps only its last blocks
+            _, nbytes = cache.popitem(last=False)
+            held -= nbytes
+    return Traffic(dram_bytes=fetched + written, l2_load_bytes=served, output_bytes=written,
+                   from_schedule=True, reuse=served / fetched if fetched else 1.0)

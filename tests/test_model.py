@@ -1,0 +1,139 @@
+"""The performance model: what it reads from the binary, the traffic of a tile schedule, the time's terms
+checked against their formulas by hand, the band, and a sweep that separates what a GPU would separate."""
+import math
+
+import pytest
+
+from playground.core import devices, registry, targets
+from playground.core.request import Request
+from playground.model import constants as K
+from playground.model import explain, program, traffic
+from playground.sweep import triage
+from playground.sweep.space import request_for
+
+pytestmark = pytest.mark.compile
+
+GEMM_128 = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8}
+
+
+def _gemm(target, shape=None, **config):
+    spec = registry.load("gemm")
+    cfg = {**GEMM_128, "num_warps": 8, "num_stages": 3, **config}
+    return request_for(spec, targets.resolve(target), cfg,
+                       shape or dict(spec.default_shape), None).compile()
+
+
+def test_the_program_is_read_from_the_binary_wgmma_on_hopper_mma_sync_on_ampere():
+    hopper = program.read(_gemm("sm_90"))
+    assert hopper.mma_family == "wgmma" and hopper.async_copy == "cp.async"
+    # one trip of the K loop loads a 128x64 tile of A and a 64x128 tile of B, fp16
+    assert hopper.load_bytes_per_round == (128 * 64 + 64 * 128) * 2 and hopper.load_lines == 2
+    assert hopper.dot_tile == (128, 128) and (hopper.warps_m, hopper.warps_n) == (8, 1)
+    assert hopper.rounds_in_flight == 2                      # a ring of 3 buffers, one being read
+    ampere = program.read(_gemm("sm_80"))
+    assert ampere.mma_family == "mma.sync" and (ampere.warps_m, ampere.warps_n) == (2, 4)
+    # shared traffic per trip: the copies write A and B; mma.sync reads A once per warp column, B per warp row
+    a, b = 128 * 64 * 2, 64 * 128 * 2
+    assert ampere.shared_bytes_per_round(2, 64) == (a + b) + a * 4 + b * 2
+    # wgmma reads B once per 64 rows of the tile, A once
+    assert hopper.shared_bytes_per_round(2, 64) == (a + b) + a + b * 2
+
+
+def test_gemm_traffic_follows_the_tile_schedule():
+    c = _gemm("sm_90", shape={"M": 2048, "N": 2048, "K": 1024})
+    ctas, elem, (m, n, k) = 16 * 16, 2, (2048, 2048, 1024)
+    # every CTA reads its A row panel and B column panel from L2
+    big = traffic.traffic(c, 132, 10**12)
+    assert big.l2_load_bytes == ctas * (128 + 128) * k * elem
+    # an L2 that holds everything fetches each panel once: the compulsory traffic, plus C written once
+    assert big.dram_bytes == (m * k + k * n) * elem + m * n * elem and big.from_schedule
+    # a small L2 refetches panels wave after wave; grouped ordering refetches fewer than row-major
+    assert traffic.traffic(c, 132, 4 * 2**20).dram_bytes > big.dram_bytes
+    wide = {"M": 8192, "N": 8192, "K": 1024}
+    # with B's 64 column panels (16 MiB) larger than an 8 MiB L2, row-major order refetches all of B every
+    # wave; grouped order keeps 8 row panels and a quarter of B per wave, and refetches B once per group
+    grouped = traffic.traffic(_gemm("sm_90", shape=wide), 132, 8 * 2**20)
+    row_major = traffic.traffic(_gemm("sm_90", shape=wide, GROUP_SIZE_M=1), 132, 8 * 2**20)
+    assert row_major.dram_bytes > 1.5 * grouped.dram_bytes and grouped.reuse > row_major.reuse
+
+
+def test_a_spec_without_operands_moves_its_byte_count_once():
+    c = Request.of("softmax", "sm_80", shape={"M": 4096, "N": 1024}).compile()
+    t = traffic.traffic(c, 1728, devices.get("sm_80").l2_bytes)
+    assert (t.dram_bytes, t.output_bytes, t.from_schedule) == (2 * 4096 * 1024 * 4, 4096 * 1024 * 4, False)
+
+
+def test_the_terms_are_their_formulas():
+    """vector_add on A100, by hand: DRAM, latency (Little's law), launch and fill, at each scenario."""
+    n = 1 << 24
+    c = Request.of("vector_add", "sm_80", shape={"N": n}).compile()
+    e = explain.explain(c)
+    d = devices.get("sm_80")
+    block = c.config.meta["BLOCK_SIZE"]
+    ctas = n // block
+    slots = e.figures["ctas_per_sm"] * d.num_sms
+    full, last = divmod(ctas, slots)
+    chip_fill = ctas / (full * slots + (max(last, d.num_sms) if last else 0))
+    sm_fill = ctas / (math.ceil(ctas / slots) * slots)
+    assert e.figures["bytes_per_round"] == 2 * block * 4 and e.figures["rounds_per_cta"] == 1
+    for name, s in e.scenarios.items():
+        clock = d.clock_ghz * 1e9 * K.CLOCK_SHARE.at(name)
+        latency = K.DRAM_LATENCY_CYCLES.at(name) / clock
+        dram = 3 * n * 4 / (d.mem_bandwidth_gbs * 1e9 * K.DRAM_EFFICIENCY.at(name)) / chip_fill
+        assert s.terms["dram"] == pytest.approx(dram, rel=1e-12)
+        assert s.terms["latency"] == pytest.approx(ctas * latency / slots / sm_fill, rel=1e-12)
+        assert s.bound == "dram"
+        assert s.seconds == pytest.approx(dram + 2 * latency + K.LAUNCH_SECONDS.at(name), rel=1e-12)
+    assert e.low < e.seconds < e.high
+    assert sum(e.shares.values()) == pytest.approx(1.0) and e.busy["dram"] == 1.0
+
+
+def test_special_functions_count_on_nvidia_only_when_the_spec_gives_them():
+    fa = explain.explain(Request.of("flash_attention", "sm_90").compile())
+    s = fa.scenarios["typical"]
+    clock = devices.get("sm_90").clock_ghz * 1e9 * K.CLOCK_SHARE.typical
+    assert s.terms["special"] == pytest.approx(4 * 16 * 2048 * 2048 / (16 * clock * 132) / _sm_fill(fa), rel=1e-9)
+    assert "special" not in explain.explain(Request.of("flash_attention", "gfx942").compile()).busy
+
+
+def _sm_fill(e):
+    slots = e.figures["ctas_per_sm"] * e.figures["num_sms"]
+    return e.figures["ctas"] / (math.ceil(e.figures["ctas"] / slots) * slots)
+
+
+def test_every_line_says_modelled_and_the_breakdown_names_the_bound():
+    e = explain.explain(_gemm("sm_80"))
+    text = explain.lines(e)
+    assert all(line.startswith("modelled") for line in text)
+    assert e.bound == "tensor" and text[1].startswith("modelled  bound     tensor-core issue; time goes to")
+    assert "band" in text[0]
+
+
+def test_same_time_ties_within_the_resolution_or_when_the_band_flips_the_order():
+    row = lambda t, lo, hi: {"modelled_seconds": t, "modelled_low": lo, "modelled_high": hi}   # noqa: E731
+    assert explain.same_time(row(100, 90, 120), row(101.9, 92, 122))          # within 2%
+    assert not explain.same_time(row(100, 90, 120), row(110, 99, 132))        # same bound, apart everywhere
+    assert explain.same_time(row(100, 90, 120), row(110, 85, 125))            # faster at the optimistic end
+    rows = [{"target": "a", "status": "ok", "launchable": True, **row(t, lo, hi)}
+            for t, lo, hi in ((100, 90, 120), (101, 91, 121), (150, 140, 160), (150, 140, 160))]
+    triage.rank(rows)
+    assert [(r["rank"], r["tie"]) for r in rows] == [(1, False), (1, True), (3, False), (3, True)]
+
+
+def test_sweep_gemm_separates_tile_shapes_on_hopper():
+    """The issue's complaint: 14 of 16 configs shared rank 1. Now the tile decides, and stages alone tie."""
+    spec = registry.load("gemm")
+    result = triage.run(spec, [targets.resolve("sm_90")], jobs=1,
+                        ranges={"BLOCK_SIZE_M": [64, 128], "BLOCK_SIZE_N": [128, 256], "num_stages": [3, 4]})
+    ok = [r for r in result.rows if r["rank"] is not None]
+    tile = lambda r: (r["meta"]["BLOCK_SIZE_M"], r["meta"]["BLOCK_SIZE_N"])   # noqa: E731
+    best = min(ok, key=lambda r: r["modelled_seconds"])
+    assert tile(best) == (128, 256) and best["rank"] == 1
+    assert len({r["rank"] for r in ok}) >= 3
+    assert all(r["modelled_low"] < r["modelled_seconds"] < r["modelled_high"] and r["bound"] for r in ok)
+    assert all(r["rank"] > 1 for r in ok if tile(r) == (64, 128))
+    # stages alone change nothing the model sees here: those pairs tie
+    pairs = {}
+    for r in ok:
+        pairs.setdefault(tile(r), []).append(r)
+    assert any(len(p) == 2 and p[0]["rank"] == p[1]["rank"] for p in pairs.values())
