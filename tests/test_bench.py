@@ -501,3 +501,52 @@ def test_measured_path_refuses_a_wrong_kernel(measured_in_interpreter):
 def test_cli_bench_refuses_a_shape_the_kernel_does_not_support():
     r = invoke("bench", "flash_attention", "--target", "sm_90", "--shape", "D=48")
     assert r.exit_code == 2 and "head dimension D=48 is not supported" in r.output
+
+
+# ---- the model beside a measurement, and --record ------------------------------------------------
+
+def test_the_model_is_printed_beside_a_measurement_and_says_where_the_measurement_lies():
+    from playground.model import explain
+    m = fake([0.005] * 5, [0.006] * 5, empty_ms=[0.002] * 5)
+    m.modelled = explain.explain(Request.of("vector_add", "sm_90", shape={"N": 10**6}).compile())
+    text = "\n".join(bench_text.measured_lines(m))
+    pct = 100 * (m.modelled.seconds - 5e-6) / 5e-6
+    assert f"{pct:+.0f}% against the measurement" in text and "(MODELLED, not measured)" in text
+    inside = m.modelled.low <= 5e-6 <= m.modelled.high
+    assert ("lies inside the band" if inside else "lies outside the band") in text
+    assert report.to_json(m) and json.loads(report.to_json(m))["modelled"]["kind"] == "modelled"
+
+
+def test_record_appends_measured_rows_in_the_validation_sets_format(tmp_path):
+    import csv
+
+    from playground.bench import record
+    result = throughput.BenchResult(kind="measured", kernel="vector_add", target="sm_90", device="Fake H100",
+                                    points=[fake([0.005] * 5, [0.006] * 5)])
+    path = tmp_path / "mine.csv"
+    assert record.append(path, result) == 2
+    assert record.append(path, result) == 2           # appended, not overwritten
+    rows = list(csv.DictReader(open(path)))
+    assert [r["implementation"] for r in rows] == ["triton", "torch", "triton", "torch"]
+    assert rows[0]["time_us"] == "5" and rows[1]["time_us"] == "6" and rows[0]["N"] == str(10**6)
+    assert rows[0]["gpu"] == "Fake H100" and rows[0]["source"].startswith("playground bench --record")
+    header = open(path).readline().strip().split(",")
+    assert tuple(header) == record.FIELDS
+    # the validation set's own header: the same columns
+    data = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "measured.csv"
+    if data.exists():
+        assert tuple(open(data).readline().strip().split(",")) == record.FIELDS
+
+
+def test_record_refuses_a_modelled_run_and_a_foreign_file_unchanged(tmp_path, no_gpu):
+    from playground.bench import record
+    foreign = tmp_path / "notes.csv"
+    foreign.write_text("a,b\n1,2\n")
+    result = throughput.BenchResult(kind="measured", kernel="vector_add", target="sm_90", device="Fake H100",
+                                    points=[fake([0.005] * 5)])
+    with pytest.raises(UserError, match="header is not the validation set's"):
+        record.append(foreign, result)
+    assert foreign.read_text() == "a,b\n1,2\n"
+    out = invoke("bench", "vector_add", "--record", tmp_path / "new.csv")
+    assert out.exit_code == 2 and "--record keeps measurements only" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and not (tmp_path / "new.csv").exists()

@@ -47,6 +47,7 @@ class Measured:
     checked: str = ""             # what the correctness checks said
     warnings: list[str] = field(default_factory=list)
     kind: str = "measured"
+    modelled: object = None       # the performance model for this GPU (model/explain.Explanation), beside it
 
     @property
     def tflops(self) -> float:
@@ -73,7 +74,9 @@ class Measured:
         return self.torch.median_ms / self.triton.median_ms if self.torch else None
 
     def as_dict(self) -> dict:
-        d = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("triton", "torch", "empty_launch")}
+        d = {k: v for k, v in dataclasses.asdict(self).items()
+             if k not in ("triton", "torch", "empty_launch", "modelled")}
+        d["modelled"] = self.modelled.as_dict() if self.modelled else None
         d.update(triton=self.triton.as_dict(), torch=self.torch.as_dict() if self.torch else None,
                  empty_launch=self.empty_launch.as_dict() if self.empty_launch else None,
                  time_us=self.triton.median_ms * 1e3, tflops=self.tflops, gbs=self.gbs,
@@ -174,6 +177,12 @@ def measure(request, cuda_graph: bool = False) -> Measured:
                  bandwidth_gbs=device.mem_bandwidth_gbs, l2_bytes=device.l2_bytes, method=method,
                  checked="output matched the reference before and after timing")
     m.warnings = guards(m)
+    if compiled is not None:
+        from ..model import explain
+        try:
+            m.modelled = explain.explain(compiled, device)
+        except UserError:                # a kernel the model cannot place is measured all the same
+            pass
     if baseline_problem:
         m.warnings.insert(0, f"the PyTorch baseline ({spec.torch_baseline}) does not compute the kernel's output, "
                              f"so the speedup compares different work: {baseline_problem}")

@@ -38,6 +38,13 @@ def measured_lines(m: Measured) -> list[str]:
     if m.empty_launch:
         out.append(f"launch      an empty kernel takes {_us(m.empty_launch.median_ms)}")
     out.append(f"peaks       {m.peak_tflops:.4g} TFLOP/s ({m.roof}), {m.bandwidth_gbs:.4g} GB/s -> {m.bound}-bound")
+    if m.modelled:
+        x = m.modelled
+        measured_s = m.triton.median_ms * 1e-3
+        inside = "inside" if x.low <= measured_s <= x.high else "outside"
+        out.append(f"modelled    {explain.band_phrase(x)}: {100 * (x.seconds - measured_s) / measured_s:+.0f}% "
+                   f"against the measurement, which lies {inside} the band (MODELLED, not measured)")
+        out.append(f"modelled    bound by {explain.NAMES[x.bound]}; time goes to {explain.shares_phrase(x)}")
     out += [f"warning     {w}" for w in m.warnings]
     return out
 

@@ -164,8 +164,11 @@ def _notes(compiled, prog, moved, f) -> list[str]:
         notes.append("no tile loads found in TTGIR: load latency counted once per CTA")
     if compiled.target.name not in K.L2_BYTES_PER_CLOCK:
         notes.append(f"no published L2 bandwidth for {compiled.target.name}: L2 is not modelled")
-    if not compiled.spec.special:
-        notes.append("special functions (exp, rsqrt): the spec gives no count, so they are not modelled")
+    calls_special = any(f"math.{op} " in compiled.stage("ttir") for op in ("exp", "exp2", "log", "log2", "rsqrt",
+                                                                          "sqrt", "sin", "cos", "erf"))
+    if calls_special and not compiled.spec.special:
+        notes.append("special functions (exp, rsqrt, ...): the kernel calls them but its spec gives no count, "
+                     "so they are not modelled")
     elif not compiled.target.is_nvidia:
         notes.append("special functions: no published rate for AMD, so they are not modelled")
     notes.append("not modelled: bank conflicts, instruction issue other than the matrix, FMA and "
@@ -215,7 +218,7 @@ def rows(e: Explanation) -> list[tuple[str, str]]:
         ("time", f"{band_phrase(e)}, {e.tflops:.4g} TFLOP/s at the typical time"),
         ("bound", f"{NAMES[e.bound]}; time goes to {shares_phrase(e)}"),
         ("busy", busy_phrase(e)),
-        ("work", f"{f['flops']:.4g} FLOP on {f['roof']}; DRAM {f['dram_bytes']:.4g} B, L2 {f['l2_bytes']:.4g} B "
+        ("traffic", f"{f['flops']:.4g} FLOP on {f['roof']}; DRAM {f['dram_bytes']:.4g} B, L2 {f['l2_bytes']:.4g} B "
                  f"(each byte fetched used {f['reuse']:.3g}x), shared {f['shared_bytes']:.4g} B"),
         ("loads", f"{f['rounds_per_cta']:.4g} round{'' if f['rounds_per_cta'] == 1 else 's'} of "
                   f"{f['bytes_per_round']} B per CTA, "
