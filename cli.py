@@ -546,20 +546,27 @@ def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype
 @click.option("--shape", "-s", multiple=True, metavar="D=N,...",
               help="Problem size for the compile and the model; repeat or comma-separate.")
 @click.option("--dtype", default=None, help="Element type (fp32, fp16, bf16, ...).")
-@click.option("--jobs", "-j", type=int, default=None, help="Worker processes [default: the CPU count].")
+@click.option("--jobs", "-j", type=int, default=None,
+              help="Worker processes, or Ray tasks at once [default: the CPU count; a Ray cluster's CPUs].")
 @click.option("--num-sms", type=int, default=None, help="Another GPU of the same arch, by SM (CU) count.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV, one row per config and target.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (there is none off a terminal either).")
 @click.option("--timeout", type=float, default=600, show_default=True, metavar="SECONDS",
               help="Stop a config still compiling after this long and report it as failed.")
-def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as_csv, no_progress, timeout):
+@click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
+              help="Compile on Ray (pip install 'triton-playground[ray]'): local starts a Ray instance here "
+                   "with --jobs CPUs and stops it afterwards; auto connects to the running cluster "
+                   "`ray start` made; or a cluster's address (ray://HOST:10001, HOST:6379).")
+def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as_csv, no_progress, timeout,
+                  ray_address):
     """Compile KERNEL's autotune space for each target and rank it, before any GPU time.
 
     \b
     playground sweep gemm --target sm_90 --jobs 2
     playground sweep gemm --target sm_90,sm_89,gfx942 --json > sweep.json
     playground sweep gemm -t sm_80 -m BLOCK_SIZE_M=64,128 -m BLOCK_SIZE_K=32..128 -m num_stages=2,3
+    playground sweep gemm -t sm_90,sm_80 --ray auto
     """
     from playground.core import params, registry, targets
     from playground.errors import UserError
@@ -573,7 +580,7 @@ def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as
     spec = registry.load(kernel, tgts[0].name if tgts else None)
     with _progress(not no_progress, "compiling") as on_row:
         result = triage.run(spec, tgts, space.parse_ranges(meta), params.parse_assignments(shape, "--shape"),
-                           dtype, jobs, num_sms, on_row=on_row, timeout=timeout)
+                           dtype, jobs, num_sms, on_row=on_row, timeout=timeout, ray=ray_address)
     for message in result.warnings:
         _warn(message)
     if as_json:
@@ -615,15 +622,19 @@ def _progress(wanted: bool, what: str):
               help="On a GPU: one call's time split into copies, launch, kernel and sync.")
 @click.option("--cuda-graph", is_flag=True, help="Time with do_bench_cudagraph (no L2 flush between runs).")
 @click.option("--num-sms", type=int, default=None, help="Model another GPU of the same arch, by SM (CU) count.")
+@click.option("--record", "record_path", default=None, metavar="FILE.csv",
+              help="Append the measured rows to FILE in the validation set's format (benchmarks/data/measured.csv); "
+                   "measurements only, never the model's figures.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV, one row per shape.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (there is none off a terminal either).")
 def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, sweep, plot_path, breakdown,
-                  cuda_graph, num_sms, as_json, as_csv, no_progress):
+                  cuda_graph, num_sms, record_path, as_json, as_csv, no_progress):
     """Throughput of KERNEL against PyTorch: measured on the local GPU, modelled for any other target.
 
-    Without a CUDA GPU, or with --target naming another GPU, the numbers come from a roofline
-    model with wave quantisation and every line says "modelled".
+    Without a CUDA GPU, or with --target naming another GPU, the numbers come from the performance
+    model (its time, band and bottleneck, beside the roofline) and every line says "modelled". On a
+    GPU the model is printed beside the measurement, and --record keeps the measurement.
 
     \b
     playground bench gemm --shape M=4096,N=4096,K=4096 --dtype fp16
@@ -640,7 +651,12 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
         raise UserError("--json and --csv: pick one")
     if breakdown and (sweep or plot_path):
         raise UserError("--breakdown times one call at one shape; drop --sweep and --plot")
+    if record_path and breakdown:
+        raise UserError("--record keeps bench's timings; drop --breakdown")
     request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype, _kernel_args())
+    if record_path and (throughput.measurable(request.target) or num_sms is not None):
+        why = throughput.measurable(request.target) or "--num-sms describes another GPU"
+        raise UserError(f"--record keeps measurements only, and this run would be modelled ({why})")
     if breakdown:
         b = blocking("timing", timeout, lambda: bench_breakdown.breakdown(request))
         click.echo(report.to_json(b) if as_json else "\n".join(bench_breakdown.breakdown_lines(b)))
@@ -650,6 +666,10 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
         plot.check(plot_path, sweep)
     result = blocking("benchmarking", timeout, lambda: throughput.run(
         request, sweep, cuda_graph, num_sms, progress=not no_progress), spinner=no_progress)
+    if record_path:
+        from playground.bench import record
+        written = record.append(record_path, result)
+        click.echo(f"appended {written} measured row{'s' if written != 1 else ''} to {record_path}", err=True)
     if plot_path:
         labels = plot.save(result, plot_path)
         click.echo(f"wrote {plot_path}: {' vs '.join(labels)}", err=True)

@@ -44,12 +44,12 @@ def _fixed(s: Sweep, target: str) -> dict:
 def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
     keys = varying(s.configs)
     head = [_short(k) for k in keys] + ["regs", "spills", "smem", "blocks/SM", "occupancy", "limiter",
-                                        "modelled", "rank", "notes"]
+                                        "modelled", "band", "bound", "rank", "notes"]
     body = []
     for r in s.by_target(target):
         cells = [str(r["config"].get(k, "")) for k in keys]
         if r["status"] != "ok":
-            body.append(cells + ["-"] * 8 + [f"FAILED: {r['error']}"])
+            body.append(cells + ["-"] * 10 + [f"FAILED: {r['error']}"])
             continue
         spill = r["spill_store_bytes"] + r["spill_load_bytes"]
         occ = r.get("occupancy")
@@ -65,9 +65,18 @@ def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
             "-" if occ is None else pct(occ),
             ",".join(r.get("limiter") or []) or "-",
             _time(r.get("modelled_seconds")),
-            "-" if r.get("rank") is None else str(r["rank"]),
+            _band(r),
+            r.get("bound") or "-",
+            "-" if r.get("rank") is None else f"{r['rank']}{' tie' if r.get('tie') else ''}",
             "; ".join(notes)])
     return head, body
+
+
+def _band(r: dict) -> str:
+    low, high = r.get("modelled_low"), r.get("modelled_high")
+    if low is None or high is None:
+        return "-"
+    return f"{_time(low).split()[0]}-{_time(high)}"
 
 
 def _time(seconds) -> str:
@@ -90,20 +99,24 @@ def format_text(s: Sweep) -> str:
     blocked = sum("cannot launch" in r["flags"] for r in rows)
     spills = sum("spills" in r["flags"] for r in rows)
     workers = f" in {s.workers} worker process{'es' if s.workers != 1 else ''}" if s.workers else ""
+    if s.workers and s.backend != "local pool":
+        workers = f" on {s.backend}, {s.workers} at once"
     failed = f"{s.failed} failed" + (f" ({s.rejected} rejected before compiling)" if s.rejected else "")
     out.append(f"{len(rows)} compiles ({_count(len(s.configs), 'config')} x {_count(len(s.targets), 'target')}): {s.cached} from the "
                f"cache, {s.compiled} compiled{workers}, {failed}; {blocked} cannot launch, {spills} spill; "
                f"{s.seconds:.1f} s")
     if any(r.get("modelled_seconds") is not None for r in rows):
-        out.append("modelled: a roofline estimate from the device table, not a measurement (`playground bench` "
-                   "on a GPU measures); rank: by modelled time among the configs that compile and launch, "
-                   "equal times sharing a rank")
+        out.append("modelled: the performance model's typical time, its band (optimistic to pessimistic constants) "
+                   "and the resource that bounds it, from each binary and the device table; not a measurement "
+                   "(`playground bench` on a GPU measures). rank: by modelled time among the configs that compile "
+                   "and launch; \"tie\": the model cannot order it against the config ranked above (within 2% or "
+                   "their order flips inside the band), so they share a rank")
     return "\n".join(out) + "\n"
 
 
 CSV_FIELDS = ("target", "config", "status", "error", "registers", "spill_store_bytes", "spill_load_bytes",
               "shared_bytes", "active_blocks_per_sm", "occupancy", "limiter", "launchable", "reason",
-              "modelled_seconds", "rank", "flags", "hash")
+              "modelled_seconds", "modelled_low", "modelled_high", "bound", "rank", "tie", "flags", "hash")
 
 
 def as_csv(s: Sweep) -> str:

@@ -33,6 +33,7 @@ class Sweep:
     rejected: int = 0         # of those, configs that are not valid input (a num_warps of 3, say)
     workers: int = 0          # worker processes started
     warnings: list[str] = field(default_factory=list)   # about the problem itself, not one config
+    backend: str = "local pool"   # where the compiles ran: the local pool, or "ray (ADDRESS)"
 
     def by_target(self, target: str) -> list[dict]:
         return [r for r in self.rows if r["target"] == target]
@@ -41,7 +42,8 @@ class Sweep:
         return {"kernel": self.kernel, "shape": self.shape, "dtype": self.dtype, "targets": self.targets,
                 "configs": self.configs, "rows": self.rows, "seconds": round(self.seconds, 3),
                 "compiled": self.compiled, "from_cache": self.cached, "failed": self.failed,
-                "rejected": self.rejected, "workers": self.workers, "warnings": self.warnings}
+                "rejected": self.rejected, "workers": self.workers, "warnings": self.warnings,
+                "backend": self.backend}
 
     @property
     def exit_code(self) -> int:
@@ -53,13 +55,15 @@ class Sweep:
 
 def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = None,
         dtype: str | None = None, jobs: int | None = None, num_sms: int | None = None,
-        on_row=None, timeout: float | None = None) -> Sweep:
+        on_row=None, timeout: float | None = None, ray: str | None = None) -> Sweep:
     """Compile the space of a KernelSpec for every Target; one row per (target, config), in a stable order.
 
     Each (target, config) is one Request (`request_for`); a config the spec rejects is a row too.
     `timeout`: seconds one config may compile before it is stopped and reported as failed.
     `on_row(done, total, row)` is called once with (0, total, None), then as each row is ready
     (for a progress bar).
+    `ray`: a Ray address (`local`, `auto`, `ray://host:10001`): the cache misses compile as Ray tasks
+    (ray_pool.py) instead of in the local pool; without `jobs`, a cluster runs as many at once as it has CPUs.
     """
     start = time.perf_counter()
     tgts = list(targets)
@@ -70,7 +74,12 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
     if num_sms is not None:   # a bad --num-sms is the user's error, not every row's
         for t in tgts:
             devices.with_num_sms(devices.get(t.name), num_sms)
-    jobs = jobs if jobs is not None else _cpus()
+    cluster = ray is not None and ray != "local"
+    if ray is not None:
+        from . import ray_pool
+        ray_pool.check(ray)      # not installed: say so before compiling anything
+    jobs_given = jobs is not None
+    jobs = jobs if jobs_given else _cpus()
     if jobs < 1:
         raise UserError(f"--jobs {jobs}: must be at least 1")
     if timeout is not None and timeout <= 0:
@@ -120,14 +129,18 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
         else:
             misses.append({**task, "request": request.ref(), "num_sms": num_sms})
 
-    workers = min(jobs, len(misses))
-    if misses:
+    workers = min(jobs if jobs_given or not cluster else len(misses), len(misses))
+    if misses and ray is not None:
+        from .ray_pool import in_ray
+        workers = in_ray(misses, workers, finish, timeout, ray)
+    elif misses:
         from .pool import in_workers  # the process pool's imports, only when something must compile
         in_workers(misses, workers, finish, timeout)
     result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.name for t in tgts], configs=configs,
                    rows=rows, seconds=time.perf_counter() - start, compiled=origins.count("compiled"),
                    cached=origins.count("cache"), failed=origins.count("failed") + origins.count("rejected"),
-                   rejected=origins.count("rejected"), workers=workers, warnings=shape_warnings(spec, shape, dtype))
+                   rejected=origins.count("rejected"), workers=workers, warnings=shape_warnings(spec, shape, dtype),
+                   backend="local pool" if ray is None else f"ray ({ray})")
     rank(result.rows)
     return result
 
@@ -135,16 +148,22 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
 def rank(rows: list[dict]) -> None:
     """Per target, rank the configs that compile and can launch by modelled time (1 = fastest).
 
-    Equal times share a rank. Rows with no modelled time, that failed or cannot launch get no rank.
+    The model cannot order two configs whose difference lies inside its band (model.explain.same_time):
+    a config that ties with the first of the group above it shares that rank, and is marked `tie`.
+    Rows with no modelled time, that failed or cannot launch get no rank.
     """
+    from ..model.explain import same_time
     for target in dict.fromkeys(r["target"] for r in rows):
         ranked = sorted((r for r in rows if r["target"] == target and r["status"] == "ok"
                          and r.get("launchable") is not False and r.get("modelled_seconds") is not None),
                         key=lambda r: r["modelled_seconds"])
-        previous, place = None, 0
+        leader, place = None, 0
         for i, r in enumerate(ranked, 1):
-            if r["modelled_seconds"] != previous:
-                place, previous = i, r["modelled_seconds"]
+            if leader is None or not same_time(leader, r):
+                leader, place = r, i
+                r["tie"] = False
+            else:
+                r["tie"] = True
             r["rank"] = place
     for r in rows:
         r.setdefault("rank", None)

@@ -1,0 +1,238 @@
+"""The sweep's workers on a Ray cluster (`sweep --ray ADDRESS`): pool.py's contract, past one machine.
+
+Each config is one Ray task running the local pool's own `pool._work` (a `rows.row` on
+`Request.from_ref`), so a row, its figures and what it leaves in the cache are the local pool's.
+As there, a config whose compile raises, whose worker process dies, or that runs past --timeout
+is that config's failure alone: tasks are never retried, and one past its time is cancelled with
+its process killed (`ray.cancel(force=True)`). At most `workers` tasks are in flight, so each one
+starts when it is sent and its time limit counts from then, as pebble's does.
+
+ADDRESS: `local` starts a Ray instance in this process (`workers` CPUs, on 127.0.0.1, its files in
+a temporary folder of our own) and stops it afterwards; `auto` or a cluster's address
+(`ray://host:10001`, `host:6379`) connects to a running cluster, ships the playground and kernels
+packages to its workers (runtime_env py_modules) and only disconnects afterwards. The cluster's
+nodes need the same Triton; a kernel given as a file must be at the same path on them (a shared
+file system), or that config fails saying so. A remote node compiles into its own Triton cache, so
+a rerun here finds only what a local instance compiled.
+
+Ray is optional (`pip install 'triton-playground[ray]'`): only this module imports it.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+
+from ..errors import UserError
+from . import pool, rows
+
+INSTALL = "pip install 'triton-playground[ray]'"
+POLL_S = 0.5                     # how often a wait wakes to stop configs past their time limit
+# ray.exceptions that say the config's worker process (or its node) went away: that config's failure
+DIED = ("WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError", "OutOfMemoryError")
+
+
+def check(address: str):
+    """Ray, for a well-formed address; or the one-line UserError that says what is wrong (how to install it)."""
+    if not address.strip():
+        raise UserError("--ray: name an address: local, auto or a cluster's (ray://HOST:10001, HOST:6379)")
+    try:
+        import ray
+    except ImportError:
+        raise UserError(f"--ray needs Ray, which is not installed: {INSTALL}") from None
+    return ray
+
+
+def _compile(task: dict) -> dict:
+    """Runs in a Ray worker: the local pool's work, exactly."""
+    return pool._work(task)
+
+
+def in_ray(tasks: list[dict], workers: int, finish, timeout: float | None = None, address: str = "local") -> int:
+    """Run tasks as Ray tasks, at most `workers` at once; `finish(task, row)` as each completes.
+
+    Returns how many ran at once (a cluster may have fewer CPUs than `workers`). If this is
+    interrupted (Ctrl-C, SIGTERM), the tasks in flight are cancelled, their processes killed,
+    and a Ray instance started here is stopped with all its processes.
+    """
+    ray = check(address)
+    with _signal_named(), _session(ray, address, workers) as (width, runtime_env):
+        remote = ray.remote(_compile).options(max_retries=0, num_cpus=1, runtime_env=runtime_env)
+        queue = sorted(tasks, key=lambda t: t["index"])[::-1]      # popped from the end, in order
+        flight: dict = {}                                           # ref -> (task, deadline)
+        try:
+            while queue or flight:
+                while queue and len(flight) < width:
+                    task = queue.pop()
+                    flight[remote.remote(task)] = (task, None if timeout is None else time.monotonic() + timeout)
+                ready, _ = ray.wait(list(flight), num_returns=1, timeout=_wait_s(flight))
+                if ready:     # and whatever else finished meanwhile, delivered in the sweep's order
+                    ready, _ = ray.wait(list(flight), num_returns=len(flight), timeout=0)
+                for ref in sorted(ready, key=lambda r: flight[r][0]["index"]):
+                    task, _ = flight.pop(ref)
+                    finish(task, _result(ray, ref))
+                now = time.monotonic()
+                for ref in [r for r, (_, deadline) in flight.items() if deadline is not None and deadline <= now]:
+                    task, _ = flight.pop(ref)
+                    ray.cancel(ref, force=True)       # kills the worker process; Ray starts another
+                    finish(task, pool._timed_out(timeout))
+        except BaseException:
+            for ref in flight:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+            raise
+    return width
+
+
+def _wait_s(flight: dict) -> float:
+    deadlines = [d for _, d in flight.values() if d is not None]
+    return POLL_S if not deadlines else max(0.0, min(POLL_S, min(deadlines) - time.monotonic()))
+
+
+def _result(ray, ref) -> dict:
+    try:
+        return ray.get(ref)
+    except Exception as e:
+        if isinstance(e, tuple(getattr(ray.exceptions, name, ()) for name in DIED)):
+            return rows.failure(f"the compiler process died (Ray: {type(e).__name__}) compiling this config")
+        return rows.failure(rows.one_line(e))
+
+
+@contextlib.contextmanager
+def _session(ray, address: str, workers: int):
+    """Connected to Ray for the sweep: yields (tasks at once, the tasks' runtime_env)."""
+    from ..lifecycle import PROJECT_ROOT
+    env_vars = {"PYTHONPATH": os.pathsep.join(filter(None, [PROJECT_ROOT, os.environ.get("PYTHONPATH")]))}
+    with _quiet_ray_notices(ray):
+        if ray.is_initialized():     # this process is connected already (a notebook's ray.init): used as found
+            yield _width(ray, workers), {"env_vars": env_vars}
+            return
+        if address == "local":
+            # Workers are this machine's processes: they find playground (and the user's file) as we
+            # do, and compile into this process's Triton cache, so a rerun is served from it.
+            if "TRITON_CACHE_DIR" in os.environ:
+                env_vars["TRITON_CACHE_DIR"] = os.environ["TRITON_CACHE_DIR"]
+            # The job's environment, not each task's: the workers Ray starts with the instance serve it.
+            options = dict(num_cpus=workers, _node_ip_address="127.0.0.1", runtime_env={"env_vars": env_vars})
+        else:
+            # Another machine's workers have neither package: Ray ships them (once per content).
+            import kernels
+            import playground
+            options = dict(address=address,
+                           runtime_env={"py_modules": [playground.__path__[0], kernels.__path__[0]]})
+        with _started(ray, address, options):
+            yield _width(ray, workers), None
+
+
+@contextlib.contextmanager
+def _started(ray, address: str, options: dict):
+    """ray.init, then ray.shutdown: a local instance stopped with every process of it, a cluster left.
+
+    While ray.init runs, a SIGTERM must still stop the sweep cleanly (exit 143, nothing left): Ray's
+    core worker would answer it with its C++ failure handler, which aborts this process, so that handler
+    is left out; and Ray's own Python handler (SystemExit(15)) is read as the Interrupted it stands for.
+    """
+    import shutil
+    import signal
+    import tempfile
+
+    from ..lifecycle import Interrupted
+    scratch = tempfile.mkdtemp(prefix="playground-ray-") if address == "local" else None
+    if scratch:
+        options = dict(options, _temp_dir=scratch)      # its logs and sockets, gone afterwards
+    sigterm = signal.getsignal(signal.SIGTERM)
+    constants = getattr(getattr(ray, "_private", None), "ray_constants", None)
+    no_handler = getattr(constants, "RAY_DISABLE_FAILURE_SIGNAL_HANDLER", None)
+    if no_handler is not None:
+        constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = True
+    try:
+        ray.init(**options, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+    except BaseException as e:
+        ray.shutdown()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        if isinstance(e, SystemExit) and e.code == signal.SIGTERM:
+            raise Interrupted(signal.SIGTERM) from None
+        if not isinstance(e, Exception):
+            raise
+        hint = "; start one with `ray start --head`, or use --ray local" if address == "auto" else ""
+        raise UserError(f"--ray {address}: Ray did not start: {rows.one_line(e)}{hint}") from None
+    finally:
+        if no_handler is not None:
+            constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = no_handler
+        if sigterm is not None:      # ray.init takes SIGTERM; lifecycle's handler keeps it (stop everything)
+            signal.signal(signal.SIGTERM, sigterm)
+    try:
+        yield
+    finally:
+        ray.shutdown()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _signal_named():
+    """Ray's waits turn the exception a signal handler raises into a bare KeyboardInterrupt; the signal
+    is noted on its way to the handler, and raised again as lifecycle's Interrupted (exit 143 after SIGTERM)."""
+    import signal
+    import threading
+
+    from ..lifecycle import Interrupted
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[int] = []
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+
+    def note(signum, frame):
+        noted.append(signum)
+        previous[signum](signum, frame)
+
+    wrapped = [s for s, handler in previous.items() if callable(handler)]
+    for s in wrapped:
+        signal.signal(s, note)
+    try:
+        yield
+    except KeyboardInterrupt as e:
+        if noted and not isinstance(e, Interrupted):
+            raise Interrupted(noted[-1]) from None
+        raise
+    finally:
+        for s in wrapped:
+            if signal.getsignal(s) is note:      # lifecycle's first handler replaces it with its second
+                signal.signal(s, previous[s])
+
+
+def _width(ray, workers: int) -> int:
+    """Tasks in flight at once: `workers`, or fewer when the cluster has fewer CPUs."""
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    return max(1, min(workers, cpus)) if cpus else workers
+
+
+@contextlib.contextmanager
+def _quiet_ray_notices(ray):
+    """Ray's notices that are not the sweep's: each row already says what happened to its config.
+
+    The token-auth notice a new local instance logs at every start, and the raylet's messages the
+    driver prints on stdout (a worker that died: its config's row says so) go; Ray's warnings stay.
+    """
+    import logging
+
+    auth = logging.getLogger("ray._private.authentication.authentication_token_setup")
+    level = auth.level
+    auth.setLevel(logging.ERROR)
+    ray_worker = getattr(getattr(ray, "_private", None), "worker", None)    # internals: if moved, not quieted
+    print_to_stdstream = getattr(ray_worker, "print_to_stdstream", None)
+
+    def print_unless_raylet(data, *args, **kwargs):
+        if data.get("pid") != "raylet":     # "a worker died": printed on stdout, it would break --json
+            print_to_stdstream(data, *args, **kwargs)
+
+    if print_to_stdstream is not None:
+        ray_worker.print_to_stdstream = print_unless_raylet
+    try:
+        yield
+    finally:
+        auth.setLevel(level)
+        if print_to_stdstream is not None:
+            ray_worker.print_to_stdstream = print_to_stdstream
