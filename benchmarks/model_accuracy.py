@@ -8,8 +8,9 @@ space the model ranks fastest: what an autotuner would pick, and a stand-in for 
 (cuBLAS, PyTorch), which is not a Triton kernel and is labelled so. Nothing in the model was fitted to
 these rows; this script only reads them.
 
-Rows left out, each with its reason: kernels or shapes the project's kernels do not cover, GPUs without
-a device table, and launch-bound rows, found two ways: the source's own rows show it (another row of
+Rows left out, each with its reason: rows the data set itself flags DOUBTFUL in their notes (a GPU the
+source does not really name, a reported performance regression, host-bound runs), kernels or shapes the
+project's kernels do not cover, GPUs without a device table, and launch-bound rows, found two ways: the source's own rows show it (another row of
 the same source, kernel, GPU and implementation does at least twice the work in at most 10% more
 time: the published time is then host and launch overhead, not the kernel), or the model's launch
 and fill take more than half of its time (the model does not claim to know a host's overhead).
@@ -203,6 +204,9 @@ def main() -> int:
     cache: dict = {}
     flat = host_bound(rows)
     for i, row in enumerate(rows, 2):            # line numbers as in the file (line 1 is the header)
+        if "DOUBTFUL" in (row.get("notes") or ""):
+            left_out.append((i, row, "flagged DOUBTFUL in the data set's notes"))
+            continue
         if i - 2 in flat:
             left_out.append((i, row, "launch-bound in the source: a row with twice the work takes at most 10% "
                                      "longer"))
