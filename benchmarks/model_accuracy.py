@@ -49,10 +49,13 @@ def _variant(target: str, **changes):
 
 # The GPUs rows name, by the words in their name: (target, its device row). Variants that differ from the
 # table's representative GPU carry their own datasheet figures (NVIDIA A100 and H100 datasheets, the
-# sparse tensor figures halved; the PCIe H100 at its 1755 MHz boost).
+# sparse tensor figures halved; the PCIe H100 at its 1755 MHz boost, the NVL at 1785 MHz and 3.9 TB/s).
+# A row that names only "H100" or "A100" is taken as the SXM part: an assumption the report repeats.
 GPUS = [
     (("h100", "pcie"), _variant("sm_90", name="H100 PCIe", num_sms=114, clock_ghz=1.755, mem_bandwidth_gbs=2000.0,
                                 peak_tflops={"fp32": 51.2, "tf32": 378.0, "fp16": 756.0, "bf16": 756.0, "fp8": 1513.0})),
+    (("h100", "nvl"), _variant("sm_90", name="H100 NVL", clock_ghz=1.785, mem_bandwidth_gbs=3900.0,
+                               peak_tflops={"fp32": 60.0, "tf32": 417.5, "fp16": 835.5, "bf16": 835.5, "fp8": 1670.5})),
     (("h100",), _variant("sm_90")),
     (("h800",), _variant("sm_90", name="H800 SXM5")),
     (("a100", "40"), _variant("sm_80", name="A100 40GB", mem_bandwidth_gbs=1555.0)),
