@@ -137,3 +137,20 @@ def test_sweep_gemm_separates_tile_shapes_on_hopper():
     for r in ok:
         pairs.setdefault(tile(r), []).append(r)
     assert any(len(p) == 2 and p[0]["rank"] == p[1]["rank"] for p in pairs.values())
+
+
+def test_a_persistent_kernel_has_the_tail_of_its_uneven_last_round():
+    """512 tiles over 132 programs: the slowest take 4, as the fourth wave of the ordinary launch."""
+    wide = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256}
+    ordinary = explain.explain(Request.of("gemm", "sm_90", meta=wide, num_warps=8, num_stages=3).compile())
+    persistent = explain.explain(Request.of("gemm_persistent", "sm_90", meta=wide, num_warps=8,
+                                            num_stages=3).compile())
+    assert persistent.figures["ctas"] == 132 and persistent.figures["work_items"] == 512
+    assert persistent.figures["dram_bytes"] == ordinary.figures["dram_bytes"]
+    assert persistent.figures["l2_bytes"] == ordinary.figures["l2_bytes"]
+    assert persistent.seconds == pytest.approx(ordinary.seconds, rel=1e-9)
+    # one program per SM where two CTAs fit: the model charges the empty slots
+    square = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128}
+    half = explain.explain(Request.of("gemm_persistent", "sm_90", meta=square, num_warps=8, num_stages=3).compile())
+    full = explain.explain(Request.of("gemm", "sm_90", meta=square, num_warps=8, num_stages=3).compile())
+    assert half.figures["ctas_per_sm"] == 2 and half.seconds > 1.1 * full.seconds

@@ -66,6 +66,10 @@ class KernelSpec:
     # CTA reads, for the model's DRAM and L2 traffic (model/traffic.py); None: every byte of `bytes` once
     operands: Callable[[dict, dict, int], list] | None = None
     special: Callable[[dict], int] | None = None     # (shape) -> special-function results (exp, rsqrt, ...)
+    # a persistent kernel: (shape, meta) -> the tiles its programs share (program p takes p, p + P, ...), and
+    # (tile, shape, meta) -> the tile coordinates of tile number t; None: one tile per program (tile_of)
+    work_items: Callable[[dict, dict], int] | None = None
+    work_tile_of: Callable[[int, dict, dict], tuple] | None = None
     # compile options the launcher passes besides num_warps/num_stages (Inductor's: debug, sanitize_overflow, ...)
     compile_options: dict = field(default_factory=dict)
     # filled in by the registry

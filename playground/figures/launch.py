@@ -89,8 +89,9 @@ def grid_of(spec: KernelSpec, shape: dict, meta: dict, device=None) -> tuple[int
 
 def tile_of(spec: KernelSpec, pid: int, grid: tuple, shape: dict, meta: dict) -> tuple:
     """The tile CTA `pid` (linear, x fastest) owns; `grid` as spec_grid returns it."""
-    if spec.tile_of is not None:
-        t = spec.tile_of(pid, shape, meta)
+    of = spec.tile_of or spec.work_tile_of          # a persistent kernel: the CTA's first tile
+    if of is not None:
+        t = of(pid, shape, meta)
         return tuple(int(x) for x in (t if isinstance(t, (tuple, list)) else (t,)))
     gx, gy = grid[0], grid[1] if len(grid) > 1 else 1
     return (pid % gx, pid // gx % gy, pid // (gx * gy))[:len(grid)]
@@ -106,8 +107,12 @@ def coverage_problems(spec: KernelSpec, shape: dict, meta: dict) -> list[str]:
     """What is wrong with the pid -> tile map: a tile owned twice, or a hole in the tile grid. [] if none.
 
     The tiles must be exactly the box [0, n0) x [0, n1) ... that they span: each tile once, none missing.
+    A persistent kernel's tiles are its work items (`work_tile_of`), shared among the programs.
     """
-    owned = tiles(spec, shape, meta)
+    if spec.work_items is not None:
+        owned = [tuple(int(x) for x in spec.work_tile_of(t, shape, meta)) for t in range(spec.work_items(shape, meta))]
+    else:
+        owned = tiles(spec, shape, meta)
     problems = []
     seen = {}
     for pid, t in enumerate(owned):
@@ -142,7 +147,8 @@ def plan(compiled, num_sms: int | None = None, first: int = 16) -> Launch:
     return Launch(kernel=spec.name, target=compiled.target.name, shape=dict(cfg.shape), meta=dict(cfg.meta),
                   grid=grid, ctas=math.prod(grid), warps_per_cta=threads // compiled.target.warp_size, threads_per_cta=threads,
                   tile_dims=len(owned[0]) if owned else 0, tile_counts=_counts(owned) if owned else (),
-                  mapping=f"{spec.name}'s tile_of" if spec.tile_of else "the CTA's (x, y, z) index",
+                  mapping=(f"{spec.name}'s tile_of" if spec.tile_of else f"{spec.name}'s work_tile_of"
+                           if spec.work_tile_of else "the CTA's (x, y, z) index"),
                   occupancy=occupancy.of(compiled, num_sms), first_tiles=list(enumerate(owned[:first])))
 
 
@@ -189,6 +195,12 @@ def lines(launch: Launch, compiled=None, show_map: bool = False) -> list[str]:
     if compiled is not None and loops_over_programs(compiled):
         out.append("persistent  the kernel reads tl.num_programs: each CTA loops over several tiles, striding by "
                    "the grid; the tiles above are each CTA's first")
+        spec, ctas = compiled.spec, launch.ctas
+        if spec.work_items is not None and ctas:
+            items = spec.work_items(launch.shape, launch.meta)
+            rounds, rest = divmod(items, ctas)
+            last = f", the last {rest} of {ctas} CTAs busy" if rest else ""
+            out.append(f"work        {items} tiles over {ctas} CTAs: {rounds + (1 if rest else 0)} rounds{last}")
     if launch.occupancy is not None:
         out += describe(launch.occupancy)
     if show_map and compiled is not None and launch.ctas_per_wave:

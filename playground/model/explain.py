@@ -14,7 +14,9 @@ resources that serve it, each with a rate from the device table or `constants.py
 The kernel body takes as long as its busiest resource (the others overlap it), then:
 - wave quantisation: resources inside an SM (issue, shared memory, latency) idle in a partial last
   wave; DRAM and L2 serve the whole chip, so a partial wave still streams at full rate once every SM
-  has a CTA (figures/roofline.py's rule);
+  has a CTA (figures/roofline.py's rule). A persistent kernel's tail is its uneven last round: the
+  slowest program takes ceil(tiles / programs) tiles. Each CTA slot counts as a share of its SM: a
+  lone CTA where two fit is assumed to leave half the SM idle (roofline.py makes the same assumption);
 - pipeline fill and drain: one load latency before the first tile arrives, one store latency after
   the last;
 - launch overhead, for launches timed back to back.
@@ -109,7 +111,8 @@ def explain(compiled, device=None) -> Explanation:
                "bytes_per_round": prog.load_bytes_per_round, "ctas": ctas, "ctas_per_sm": blocks,
                "num_sms": device.num_sms, "mma": prog.mma_family, "roof": roof, "peak_tflops": peak,
                "reuse": moved.reuse, "traffic_from_schedule": moved.from_schedule,
-               "special": spec.special(cfg.shape) if spec.special else 0}
+               "special": spec.special(cfg.shape) if spec.special else 0,
+               "work_items": spec.work_items(cfg.shape, cfg.meta) if spec.work_items else 0}
     scenarios = {s: _scenario(s, device, compiled.target.name, prog, figures) for s in K.SCENARIOS}
     typical = scenarios["typical"]
     shares = {typical.bound: typical.body / typical.seconds, "fill": typical.fill / typical.seconds,
@@ -147,6 +150,14 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     full, last = divmod(ctas, slots)
     sm_fill = ctas / (waves * slots)
     chip_fill = ctas / (full * slots + (max(last, sms) if last else 0))
+    if f["work_items"]:
+        # a persistent kernel: its slowest program takes ceil(items / programs) tiles, the others fewer;
+        # in the last round only the remainder streams
+        items = f["work_items"]
+        per_program = items / ctas
+        sm_fill *= per_program / math.ceil(per_program)
+        rounds, rest = divmod(items, ctas)
+        chip_fill = items / (rounds * max(ctas, sms) + (max(rest, sms) if rest else 0))
     for r in terms:
         terms[r] /= chip_fill if r in ("l2", "dram") else sm_fill
     bound = max(terms, key=terms.get)

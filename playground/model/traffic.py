@@ -6,7 +6,8 @@ many bytes that block is (gemm: A's row panel depends on the tile's row, B's col
 column). CTAs start in pid order (launch.py), `tile_of` maps each to its tile, and the GPU runs them
 a wave of (SMs x CTAs per SM) at a time. Within a wave a block is fetched from DRAM once and served
 to every CTA that shares it from L2; across waves a block stays in L2 while the blocks fetched since
-fit beside it (least recently used, at block granularity). Outputs are written once.
+fit beside it (least recently used, at block granularity). Outputs are written once. A persistent
+kernel (`spec.work_items`) runs its tiles in rounds of one per program, in tile order.
 
 What this leaves out: L2 set conflicts, H100's two L2 partitions, CDNA3's L2 per XCD (CTAs are dealt
 round-robin to 8 XCDs, each with its own 4 MB L2: modelled here as one L2 of the summed size), and
@@ -50,7 +51,13 @@ def traffic(compiled, ctas_per_wave: int | None, l2_bytes: int) -> Traffic:
         return Traffic(dram_bytes=minimum, l2_load_bytes=minimum - written, output_bytes=written,
                        from_schedule=False)
     blocks = spec.operands(cfg.shape, cfg.meta, elem)
-    tiles = launch.tiles(spec, cfg.shape, cfg.meta, launch.device_of(compiled))
+    if spec.work_items is not None:
+        # a persistent kernel: its programs, all resident, take the tiles in rounds of one per program
+        items = spec.work_items(cfg.shape, cfg.meta)
+        tiles = [tuple(spec.work_tile_of(t, cfg.shape, cfg.meta)) for t in range(items)]
+        ctas_per_wave = min(ctas_per_wave, launch.ctas(compiled))
+    else:
+        tiles = launch.tiles(spec, cfg.shape, cfg.meta, launch.device_of(compiled))
     cache: OrderedDict = OrderedDict()       # (operand, key) -> bytes, least recently used first
     held, fetched, served = 0, 0, 0
     for start in range(0, len(tiles), ctas_per_wave):
