@@ -78,8 +78,8 @@ def gpu_of(name: str):
     return None, None
 
 
-def model_row(row: dict, cache: dict) -> tuple[float | None, str, str]:
-    """(modelled seconds, config used, why left out)."""
+def model_row(row: dict, cache: dict):
+    """(the Explanation of the config used, or None, that config, why left out)."""
     kernel = row["kernel"].strip()
     if kernel not in SHAPES:
         return None, "", f"no kernel '{kernel}' in kernels/"
@@ -117,7 +117,7 @@ def model_row(row: dict, cache: dict) -> tuple[float | None, str, str]:
         return None, "", "no config compiles and launches at this shape"
     if (best.shares.get("launch", 0) + best.shares.get("fill", 0)) > 0.5:
         return None, label, "launch-bound: launch and fill are most of the modelled time"
-    return best.seconds, label, ""
+    return best, label, ""
 
 
 def _configs(spec, text: str) -> list[dict]:
@@ -219,15 +219,17 @@ def main() -> int:
         except (KeyError, ValueError):
             left_out.append((i, row, "no time_us"))
             continue
-        seconds, config, why = model_row(row, cache)
+        modelled, config, why = model_row(row, cache)
         if why:
             left_out.append((i, row, why))
             continue
         gpu = gpu_of(row["gpu"])[1].name
-        groups[(row["kernel"], gpu, row["implementation"])].append((measured, seconds, row, config, i))
+        groups[(row["kernel"], gpu, row["implementation"])].append((measured, modelled.seconds, row, config, i,
+                                                                     modelled.low <= measured <= modelled.high))
     print(f"validation set: {args.csv} ({len(rows)} rows); modelled with playground's performance model "
           f"(MODELLED times, compared with the rows' MEASURED ones)\n")
-    print(f"{'kernel':<16}{'GPU':<20}{'implementation':<16}{'rows':>5}{'median |err|':>14}{'rank corr':>11}  goals")
+    print(f"{'kernel':<16}{'GPU':<20}{'implementation':<16}{'rows':>5}{'median |err|':>14}{'rank corr':>11}"
+          f"{'in band':>9}  goals")
     verdicts = []
     for (kernel, gpu, impl), points in sorted(groups.items()):
         errors = [abs(s - m) / m for m, s, *_ in points]
@@ -240,17 +242,19 @@ def main() -> int:
             "" if ok_err is None else f"error {'meets' if ok_err else 'MISSES'} <= {GOAL_ERROR:.0%}",
             "" if ok_rank is None else f"rank {'meets' if ok_rank else 'MISSES'} >= {GOAL_RANK}") if v)
         verdicts += [v for v in (ok_err, ok_rank) if v is not None]
+        inside = sum(p[5] for p in points)
         print(f"{kernel:<16}{gpu:<20}{impl:<16}{len(points):>5}{100 * med:>13.1f}%"
-              f"{'-' if rho is None else f'{rho:.2f}':>11}  {verdict or '-'}")
+              f"{'-' if rho is None else f'{rho:.2f}':>11}{f'{inside}/{len(points)}':>9}  {verdict or '-'}")
         if args.rows:
-            for m, s, row, config, line in sorted(points, key=lambda p: p[4]):
+            for m, s, row, config, line, _ in sorted(points, key=lambda p: p[4]):
                 shape = ",".join(f"{d}={row[d]}" for d in SHAPES[kernel])
                 print(f"    line {line}: {shape} {row['dtype']}: measured {m * 1e6:.4g} us, modelled {s * 1e6:.4g} us "
                       f"({100 * (s - m) / m:+.0f}%) with {config}")
     all_errors = [abs(s - m) / m for pts in groups.values() for m, s, *_ in pts]
     if all_errors:
-        print(f"\nall modelled rows: {len(all_errors)}, median |error| {100 * statistics.median(all_errors):.1f}%; "
-              f"goals met in {sum(verdicts)} of {len(verdicts)} checks")
+        inside = sum(p[5] for pts in groups.values() for p in pts)
+        print(f"\nall modelled rows: {len(all_errors)}, median |error| {100 * statistics.median(all_errors):.1f}%, "
+              f"{inside} inside the model's band; goals met in {sum(verdicts)} of {len(verdicts)} checks")
     print(f"\nleft out: {len(left_out)} rows")
     reasons = defaultdict(list)
     for line, row, why in left_out:
