@@ -11,7 +11,11 @@ resources that serve it, each with a rate from the device table or `constants.py
   latency              Little's law: a CTA slot keeps R rounds of loads in flight (R from the shared-memory
                        ring the pipeliner built), each taking the DRAM latency: rounds x latency / (slots x R)
 
-The kernel body takes as long as its busiest resource (the others overlap it), then:
+The kernel body takes as long as its busiest resource (the others overlap it), with one exception:
+with a single CTA on an SM and no warp specialisation, a kernel's matrix products and its special
+functions (attention's softmax) come from the same warps in turn, and add (FlashAttention-3, Shah et
+al. 2024, section 3: overlapping them takes two warp groups in ping-pong, or warp specialisation).
+Then:
 - wave quantisation: resources inside an SM (issue, shared memory, latency) idle in a partial last
   wave; DRAM and L2 serve the whole chip, so a partial wave still streams at full rate once every SM
   has a CTA (figures/roofline.py's rule). A persistent kernel's tail is its uneven last round: the
@@ -41,6 +45,7 @@ from . import program as program_
 from . import traffic as traffic_
 
 NAMES = {"tensor": "tensor-core issue", "fma": "FMA issue", "special": "special functions",
+         "tensor + special": "tensor cores, then special functions",
          "shared": "shared memory", "l2": "L2",
          "dram": "DRAM", "latency": "load latency", "fill": "pipeline fill", "launch": "launch"}
 
@@ -116,7 +121,8 @@ def explain(compiled, device=None) -> Explanation:
                "num_sms": device.num_sms, "mma": prog.mma_family, "roof": roof, "peak_tflops": peak,
                "reuse": moved.reuse, "traffic_from_schedule": moved.from_schedule,
                "special": spec.special(cfg.shape) if spec.special else 0,
-               "work_items": spec.work_items(cfg.shape, cfg.meta) if spec.work_items else 0}
+               "work_items": spec.work_items(cfg.shape, cfg.meta) if spec.work_items else 0,
+               "serial_special": blocks == 1 and "ttg.warp_specialize" not in compiled.stage("ttgir")}
     scenarios = {s: _scenario(s, device, compiled.target.name, prog, figures) for s in K.SCENARIOS}
     typical = scenarios["typical"]
     shares = {typical.bound: typical.body / typical.seconds, "fill": typical.fill / typical.seconds,
@@ -164,6 +170,10 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
         chip_fill = items / (rounds * max(ctas, sms) + (max(rest, sms) if rest else 0))
     for r in terms:
         terms[r] /= chip_fill if r in ("l2", "dram") else sm_fill
+    if f["serial_special"] and "special" in terms and "tensor" in terms:
+        # one CTA per SM and no warp specialisation: its warps run the softmax's exponentials and the
+        # matrix products in turn, not side by side (see the module docstring)
+        terms["tensor + special"] = terms.pop("tensor") + terms.pop("special")
     bound = max(terms, key=terms.get)
     body, fill, launch_s = terms[bound], 2 * latency, at(K.LAUNCH_SECONDS)
     return Scenario(seconds=body + fill + launch_s, body=body, fill=fill, launch=launch_s, terms=terms, bound=bound)
