@@ -227,8 +227,9 @@ def main() -> int:
         groups[(row["kernel"], gpu, row["implementation"])].append((measured, modelled.seconds, row, config, i,
                                                                      modelled.low <= measured <= modelled.high))
     print(f"validation set: {args.csv} ({len(rows)} rows); modelled with playground's performance model "
-          f"(MODELLED times, compared with the rows' MEASURED ones)\n")
-    print(f"{'kernel':<16}{'GPU':<20}{'implementation':<16}{'rows':>5}{'median |err|':>14}{'rank corr':>11}"
+          f"(MODELLED times, compared with the rows' MEASURED ones). A row that names only A100 or H100 is "
+          f"taken as the SXM part.\n")
+    print(f"{'kernel':<16}{'GPU':<20}{'implementation':<24}{'rows':>5}{'median |err|':>14}{'rank corr':>11}"
           f"{'in band':>9}  goals")
     verdicts = []
     for (kernel, gpu, impl), points in sorted(groups.items()):
@@ -243,7 +244,7 @@ def main() -> int:
             "" if ok_rank is None else f"rank {'meets' if ok_rank else 'MISSES'} >= {GOAL_RANK}") if v)
         verdicts += [v for v in (ok_err, ok_rank) if v is not None]
         inside = sum(p[5] for p in points)
-        print(f"{kernel:<16}{gpu:<20}{impl:<16}{len(points):>5}{100 * med:>13.1f}%"
+        print(f"{kernel:<16}{gpu:<20}{impl:<24}{len(points):>5}{100 * med:>13.1f}%"
               f"{'-' if rho is None else f'{rho:.2f}':>11}{f'{inside}/{len(points)}':>9}  {verdict or '-'}")
         if args.rows:
             for m, s, row, config, line, _ in sorted(points, key=lambda p: p[4]):

@@ -57,8 +57,8 @@ def columns(result: BenchResult) -> list[str]:
     dims = list(result.points[0].shape)
     if result.kind == "modelled":
         return ["kernel", "target", "device", "kind", *dims, "dtype", "time_us", "band_low_us", "band_high_us",
-                "bottleneck", "tflops", "gbs", "percent_of_peak", "roofline_us", "bound", "intensity", "waves",
-                "wave_fill"]
+                "bottleneck", "tflops", "gbs", "percent_of_peak", "roofline_us", "roofline_bound", "intensity",
+                "waves", "roofline_wave_fill"]
     return ["kernel", "target", "device", "kind", *dims, "dtype", "triton_us", "triton_q20_us", "triton_q80_us",
             "tflops", "gbs", "percent_of_peak", "torch_us", "torch_tflops", "torch_gbs", "speedup", "warnings"]
 
@@ -75,7 +75,7 @@ def rows(result: BenchResult) -> list[dict]:
                        band_high_us=x.high * 1e6 if x else None, bottleneck=x.bound if x else None,
                        tflops=e.flops / seconds / 1e12, gbs=e.bytes / seconds / 1e9,
                        percent_of_peak=e.percent_of_peak * e.seconds / seconds, roofline_us=e.seconds * 1e6,
-                       bound=e.bound, intensity=e.intensity, waves=e.waves, wave_fill=e.wave_fill)
+                       roofline_bound=e.bound, intensity=e.intensity, waves=e.waves, roofline_wave_fill=e.wave_fill)
         else:
             row.update(triton_us=p.triton.median_ms * 1e3, triton_q20_us=p.triton.q20_ms * 1e3,
                        triton_q80_us=p.triton.q80_ms * 1e3, tflops=p.tflops, gbs=p.gbs,
@@ -97,7 +97,8 @@ def table_lines(result: BenchResult) -> list[str]:
         body = [[str(r[dim]), f"{r['time_us']:.4g}",
                  f"{r['band_low_us']:.4g}-{r['band_high_us']:.4g}" if r["band_low_us"] is not None else "-",
                  f"{r['tflops']:.4g}", f"{r['gbs']:.4g}", f"{r['percent_of_peak']:.1f}",
-                 explain.NAMES.get(r["bottleneck"], r["bound"]), f"{r['roofline_us']:.4g}", str(r["waves"] or "-")]
+                 explain.NAMES.get(r["bottleneck"], r["roofline_bound"]), f"{r['roofline_us']:.4g}",
+                 str(r["waves"] or "-")]
                 for r in rows(result)]
         out += table([dim, "time (us)", "band (us)", "TFLOP/s", "GB/s", "% peak", "bound", "roofline (us)", "waves"],
                      body, "r" * 9)

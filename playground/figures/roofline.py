@@ -130,6 +130,8 @@ class Model:
         d = asdict(self)
         d["estimate"].update(tflops=e.tflops, gbs=e.gbs, percent_of_peak=e.percent_of_peak)
         d["explained"] = self.explained.as_dict() if self.explained else None
+        if self.explained:          # the model's time counts launch overhead itself
+            d["notes"] = [n for n in d["notes"] if not n.startswith("launch overhead")]
         d["time_us"] = self.seconds * 1e6
         d["roofline_us"] = e.seconds * 1e6
         return d
@@ -237,7 +239,8 @@ def lines(m: Model, reason: str = "") -> list[str]:
         ("work", f"{e.flops:.4g} FLOP, {e.bytes:.4g} bytes from DRAM at best "
                  f"-> intensity {e.intensity:.3g} FLOP/byte"),
         ("roofs", f"{m.peak_tflops:g} TFLOP/s ({m.roof}), {m.bandwidth_gbs:g} GB/s; "
-                  f"ridge at {e.ridge:.3g} FLOP/byte -> {e.bound}-bound"),
+                  f"ridge at {e.ridge:.3g} FLOP/byte -> {e.bound}-bound"
+                  + (" by the roofline" if m.explained else "")),
         ("roofline", f"{_us(e.roofline_seconds)} (compute {_us(e.compute_seconds)}, "
                      f"memory {_us(e.memory_seconds)})"),
     ]

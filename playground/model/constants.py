@@ -51,18 +51,25 @@ CLOCK_SHARE = Span(1.00, 0.95, 0.80)
 # one), wide on purpose; reads and writes mixed, and reads that are not perfectly sequential, cost more.
 DRAM_EFFICIENCY = Span(0.92, 0.87, 0.80)
 
-# Latency of a global load that misses L2, in core clocks. The hardware table of doi:10.1016/j.ultsonch.
-# 2023.106546 (table 3, PMC10448217) uses 400 cycles for V100, A100 and H100 alike; a loaded memory
-# system queues, so the typical and pessimistic columns are longer (an assumption).
+# Latency of a global load that misses L2, in core clocks. A weak source, and the best found: the hardware
+# table of doi:10.1016/j.ultsonch.2023.106546 (table 3, PMC10448217) uses 400 cycles for V100, A100 and
+# H100 alike. A loaded memory system queues, so the typical and pessimistic columns are longer (an
+# assumption); a pointer-chasing measurement on the GPU in question would replace all three.
 DRAM_LATENCY_CYCLES = Span(400, 500, 650)
 
 # L2 to SM bandwidth, bytes per core clock for the whole chip. NVIDIA A100 Tensor Core GPU Architecture
 # white paper: "5120 Bytes/clk" of L2 read bandwidth (2.3x V100). For H100 no figure is published; the
-# table above (L2 bandwidth 8986 GB/s at 1755 MHz) uses the same 5120 bytes/clk. AMD CDNA2 and
-# CDNA3 white papers: each L2 (one per GCD / XCD) has 16 channels of 128 bytes per clock.
+# ultrasonics table cited for the latency above gives 8986 GB/s at 1755 MHz, the same 5120 bytes/clk, and
+# the model applies it at the SXM part's clock: an extrapolation. AMD CDNA2 and CDNA3 white papers:
+# each L2 (one per GCD / XCD) has 16 channels of 128 bytes per clock.
 L2_BYTES_PER_CLOCK = {"sm_80": 5120, "sm_90": 5120, "gfx90a": 16 * 128, "gfx942": 8 * 16 * 128,
                       "gfx950": 8 * 16 * 128}
 L2_EFFICIENCY = Span(0.90, 0.80, 0.70)       # an assumption, as DRAM's: hits on a busy L2 lose some cycles
+
+# How much of the copy engines' writes (cp.async, TMA) and of wgmma's and tcgen05's operand reads the
+# shared-memory bandwidth below is charged with. No source gives it: NVIDIA documents the 128 bytes per
+# clock for threads' own accesses only. The band spans not charging them to charging them in full.
+SHARED_ENGINE_SHARE = Span(0.0, 0.5, 1.0)
 
 # Shared memory (LDS) bandwidth per SM (CU) per clock. CUDA C++ Programming Guide, "Shared Memory": 32
 # banks, each 4 bytes wide, serve one request per clock: 128 bytes/clock/SM on every architecture here.
@@ -71,9 +78,17 @@ SHARED_BYTES_PER_CLOCK = 128
 
 # Special functions (exp2, log2, rsqrt, sin, cos): CUDA C++ Programming Guide, "Arithmetic Instructions"
 # throughput table: 16 results per clock per SM for compute capability 5.x to 12.x. (H100 SXM: 132 x 16
-# x 1.83 GHz = 3.9 T/s, the figure the FlashAttention-3 paper gives against 989 TFLOPS of matmul.)
+# x 1.83 GHz = 3.9 T/s, the figure the FlashAttention-3 paper gives against 989 TFLOPS of matmul, at
+# the clock TENSOR_FLOP_PER_CLOCK below derives.)
 # AMD publishes no per-CU transcendental rate in its white papers; the model leaves it out there.
 SPECIAL_PER_CLOCK_NVIDIA = 16
+
+# Dense fp16 tensor-core FLOP per clock per SM, from the architecture white papers: A100 (GA100) 1024
+# FMA per clock per SM, H100 (GH100) 2048. A datasheet's fp16 peak divided by SMs and this rate is the
+# clock that peak assumes: 989.4 TFLOPS / (132 x 4096) = 1.83 GHz on H100 SXM, below its 1.98 GHz
+# maximum boost (which its FP32 figure uses). The model runs its per-clock rates (L2, shared memory,
+# special functions, latency) at the lower of the two clocks.
+TENSOR_FLOP_PER_CLOCK = {"sm_80": 2048, "sm_90": 4096}
 
 # What one launch costs beyond the kernel's own work when launches run back to back, as do_bench and
 # Triton's tutorials time them: the front end fetches the launch, the block scheduler fills the SMs, and

@@ -5,22 +5,24 @@ resources that serve it, each with a rate from the device table or `constants.py
 
   tensor / FMA issue   FLOPs / (SMs x the per-SM rate of the instruction family the code issues)
   special functions    exp, rsqrt, ... results (the spec's count) / (SMs x 16 per clock)
-  shared memory        the operand tiles written and read per loop trip (program.py) / (SMs x 128 B/clk)
+  shared memory        the operand tiles written and read per loop trip (program.py) / (SMs x 128 B/clk); the
+                       copy and matrix engines' share is a span (constants.SHARED_ENGINE_SHARE)
   L2                   what every CTA reads (traffic.py) / the L2's bytes per clock
   DRAM                 what the tile schedule fetches and writes (traffic.py) / sustained bandwidth
-  latency              Little's law: a CTA slot keeps R rounds of loads in flight (R from the shared-memory
-                       ring the pipeliner built), each taking the DRAM latency: rounds x latency / (slots x R)
+  latency              Little's law: a CTA keeps R rounds of loads in flight (R from the shared-memory ring
+                       the pipeliner built), each taking the DRAM latency; an SM overlaps the CTAs it holds
+                       at once: (CTA groups per SM) x rounds x latency / R
 
 The kernel body takes as long as its busiest resource (the others overlap it), with one exception:
 with a single CTA on an SM and no warp specialisation, a kernel's matrix products and its special
 functions (attention's softmax) come from the same warps in turn, and add (FlashAttention-3, Shah et
 al. 2024, section 3: overlapping them takes two warp groups in ping-pong, or warp specialisation).
 Then:
-- wave quantisation: resources inside an SM (issue, shared memory, latency) idle in a partial last
-  wave; DRAM and L2 serve the whole chip, so a partial wave still streams at full rate once every SM
-  has a CTA (figures/roofline.py's rule). A persistent kernel's tail is its uneven last round: the
-  slowest program takes ceil(tiles / programs) tiles. Each CTA slot counts as a share of its SM: a
-  lone CTA where two fit is assumed to leave half the SM idle (roofline.py makes the same assumption);
+- wave quantisation, by SMs: an SM's throughput is taken to be its own whether one CTA or several
+  share it (an assumption: occupancy enters through latency, below), so a partial last wave costs as
+  many CTA rounds as its busiest SM holds; DRAM and L2 serve the whole chip, so a partial wave still
+  streams at full rate once every SM has a CTA (figures/roofline.py's rule). A persistent kernel's
+  tail is its uneven last round: the slowest program takes ceil(tiles / programs) tiles;
 - pipeline fill and drain: one load latency before the first tile arrives, one store latency after
   the last;
 - launch overhead, for launches timed back to back.
@@ -28,9 +30,8 @@ Then:
 Each uncertain constant is a span; the model runs at the optimistic, typical and pessimistic end of
 every span together, and the two ends are its uncertainty band. Work is assumed even across CTAs.
 
-Checked against published measurements (benchmarks/model_accuracy.py), the model is optimistic: most
-measured times lie above its band, worst where work that it lets overlap runs in sequence (the softmax
-and the matrix products of attention, within one warp group). Every explanation says so in a note.
+Checked against published measurements (benchmarks/model_accuracy.py), its median error is near 30%
+and it is more often too fast than too slow, worst on attention; every explanation says so in a note.
 """
 from __future__ import annotations
 
@@ -92,36 +93,43 @@ class Explanation:
                 "figures": self.figures, "notes": self.notes}
 
 
-def explain(compiled, device=None) -> Explanation:
-    """Model one compiled kernel at its compiled shape on its target's representative GPU (or `device`)."""
+def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
+    """Model one compiled kernel at its compiled shape on its target's representative GPU (or `device`).
+
+    `work` = (FLOPs, bytes, CTAs) replaces what the spec would say: a launch captured on the virtual GPU
+    knows its own (launch_metadata, its tensors, its grid); its bytes then move through DRAM and L2 once.
+    """
     device = device or devices.get(compiled.target.name)
     spec, cfg = compiled.spec, compiled.config
-    if spec.flops is None or spec.bytes is None:
+    if work is None and (spec.flops is None or spec.bytes is None):
         raise UserError(f"{spec.name}: its spec gives no FLOP or byte count, so there is nothing to model")
     elem = dtypes.size(cfg.dtype)
-    flops = spec.flops(cfg.shape)
+    flops = work[0] if work else spec.flops(cfg.shape)
     prog = program_.read(compiled)
     blocks, why = roofline.active_blocks(compiled)
     if not blocks:
         raise UserError(f"{spec.name}: {why or 'no CTA fits on an SM'}; a kernel that cannot launch has no time")
-    ctas = launch.ctas(compiled)
+    ctas = max(1, work[2]) if work else launch.ctas(compiled)
     slots = blocks * device.num_sms
-    moved = traffic_.traffic(compiled, slots, device.l2_bytes)
+    moved = (traffic_.Traffic(dram_bytes=work[1], l2_load_bytes=work[1], output_bytes=0, from_schedule=False)
+             if work else traffic_.traffic(compiled, slots, device.l2_bytes))
     rounds = max(1.0, moved.l2_load_bytes / ctas / prog.load_bytes_per_round) if prog.load_bytes_per_round else 1.0
-    shared = 0
+    shared = (0, 0)
     if prog.dot_tile and prog.load_bytes_per_round:
         bm, bn = prog.dot_tile
         block_k = max(1, round(prog.load_bytes_per_round / ((bm + bn) * elem)))
-        shared = prog.shared_bytes_per_round(elem, block_k) * rounds * ctas
+        threads, engines = prog.shared_bytes_per_round(elem, block_k)
+        shared = (threads * rounds * ctas, engines * rounds * ctas)
     precision = roofline.matrix_precision(compiled) if prog.mma_family else None
     peak, roof = roofline.peak_for(device, precision)
-    figures = {"flops": flops, "dram_bytes": moved.dram_bytes, "l2_bytes": moved.l2_load_bytes + moved.output_bytes,
-               "shared_bytes": shared, "rounds_per_cta": rounds, "rounds_in_flight": prog.rounds_in_flight,
+    figures = {"flops": flops, "dram_traffic": moved.dram_bytes, "l2_traffic": moved.l2_load_bytes + moved.output_bytes,
+               "shared_traffic_threads": shared[0], "shared_traffic_engines": shared[1],
+               "clock_ghz": model_clock(device, compiled.target.name), "rounds_per_cta": rounds, "rounds_in_flight": prog.rounds_in_flight,
                "bytes_per_round": prog.load_bytes_per_round, "ctas": ctas, "ctas_per_sm": blocks,
                "num_sms": device.num_sms, "mma": prog.mma_family, "roof": roof, "peak_tflops": peak,
                "reuse": moved.reuse, "traffic_from_schedule": moved.from_schedule,
-               "special": spec.special(cfg.shape) if spec.special else 0,
-               "work_items": spec.work_items(cfg.shape, cfg.meta) if spec.work_items else 0,
+               "special": spec.special(cfg.shape) if spec.special and not work else 0,
+               "work_items": spec.work_items(cfg.shape, cfg.meta) if spec.work_items and not work else 0,
                "serial_special": blocks == 1 and "ttg.warp_specialize" not in compiled.stage("ttgir")}
     scenarios = {s: _scenario(s, device, compiled.target.name, prog, figures) for s in K.SCENARIOS}
     typical = scenarios["typical"]
@@ -135,11 +143,21 @@ def explain(compiled, device=None) -> Explanation:
                        notes=_notes(compiled, prog, moved, figures))
 
 
+def model_clock(device, target: str) -> float:
+    """The clock the per-clock rates run at: the device's, or lower where its tensor peak assumes less."""
+    rate = K.TENSOR_FLOP_PER_CLOCK.get(target)
+    fp16 = device.peak_tflops.get("fp16")
+    if rate and fp16:
+        return min(device.clock_ghz, fp16 * 1e12 / (device.num_sms * rate) / 1e9)
+    return device.clock_ghz
+
+
 def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     at = lambda span: span.at(name)   # noqa: E731
-    clock = device.clock_ghz * 1e9 * at(K.CLOCK_SHARE)
+    clock = f["clock_ghz"] * 1e9 * at(K.CLOCK_SHARE)
     latency = at(K.DRAM_LATENCY_CYCLES) / clock
-    sms, ctas, slots = device.num_sms, f["ctas"], f["ctas_per_sm"] * device.num_sms
+    sms, ctas, blocks = device.num_sms, f["ctas"], f["ctas_per_sm"]
+    slots = blocks * sms
     terms = {}
     if f["mma"]:
         efficiency = at(K.HOPPER_MMA_SYNC_EFFICIENCY if (f["mma"] == "mma.sync" and target == "sm_90")
@@ -147,29 +165,36 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
         terms["tensor"] = f["flops"] / (f["peak_tflops"] * 1e12 * efficiency * at(K.CLOCK_SHARE))
     else:
         terms["fma"] = f["flops"] / (f["peak_tflops"] * 1e12 * at(K.FMA_EFFICIENCY) * at(K.CLOCK_SHARE))
-    if f["shared_bytes"]:
-        terms["shared"] = f["shared_bytes"] / (K.SHARED_BYTES_PER_CLOCK * clock * sms)
+    shared = f["shared_traffic_threads"] + at(K.SHARED_ENGINE_SHARE) * f["shared_traffic_engines"]
+    if shared:
+        terms["shared"] = shared / (K.SHARED_BYTES_PER_CLOCK * clock * sms)
     if target in K.L2_BYTES_PER_CLOCK:
-        terms["l2"] = f["l2_bytes"] / (K.L2_BYTES_PER_CLOCK[target] * clock * at(K.L2_EFFICIENCY))
+        terms["l2"] = f["l2_traffic"] / (K.L2_BYTES_PER_CLOCK[target] * clock * at(K.L2_EFFICIENCY))
     if f["special"] and device.is_nvidia:
         terms["special"] = f["special"] / (K.SPECIAL_PER_CLOCK_NVIDIA * clock * sms)
-    terms["dram"] = f["dram_bytes"] / (device.mem_bandwidth_gbs * 1e9 * at(K.DRAM_EFFICIENCY))
-    terms["latency"] = ctas * f["rounds_per_cta"] * latency / (slots * f["rounds_in_flight"])
-    # wave quantisation: per-SM resources idle in a partial wave; chip-wide ones only below one CTA per SM
-    waves = math.ceil(ctas / slots)
+    terms["dram"] = f["dram_traffic"] / (device.mem_bandwidth_gbs * 1e9 * at(K.DRAM_EFFICIENCY))
+    # Wave quantisation, by SMs: an SM's throughput is its own whether one CTA or several share it, so a
+    # partial last wave costs as many rounds as its busiest SM has CTAs (ceil(last / SMs)), not a full
+    # wave. Chip-wide DRAM and L2 stream at full rate once every SM has a CTA (figures/roofline.py's rule).
     full, last = divmod(ctas, slots)
-    sm_fill = ctas / (waves * slots)
+    sm_fill = ctas / (full * slots + (math.ceil(last / sms) * sms if last else 0))
     chip_fill = ctas / (full * slots + (max(last, sms) if last else 0))
+    slowest = 1.0                         # the slowest CTA's work over the average CTA's
     if f["work_items"]:
-        # a persistent kernel: its slowest program takes ceil(items / programs) tiles, the others fewer;
-        # in the last round only the remainder streams
+        # a persistent kernel: its slowest program takes ceil(items / programs) tiles; in the last round
+        # only the remainder streams
         items = f["work_items"]
         per_program = items / ctas
-        sm_fill *= per_program / math.ceil(per_program)
+        slowest = math.ceil(per_program) / per_program
+        sm_fill /= slowest
         rounds, rest = divmod(items, ctas)
         chip_fill = items / (rounds * max(ctas, sms) + (max(rest, sms) if rest else 0))
     for r in terms:
         terms[r] /= chip_fill if r in ("l2", "dram") else sm_fill
+    # Little's law per CTA: each round waits one latency, R rounds overlap; the CTAs an SM holds at once
+    # overlap theirs, and an SM works through its CTAs `blocks` at a time
+    groups = math.ceil(math.ceil(ctas / sms) / blocks)
+    terms["latency"] = groups * f["rounds_per_cta"] * slowest * latency / f["rounds_in_flight"]
     if f["serial_special"] and "special" in terms and "tensor" in terms:
         # one CTA per SM and no warp specialisation: its warps run the softmax's exponentials and the
         # matrix products in turn, not side by side (see the module docstring)
@@ -198,8 +223,8 @@ def _notes(compiled, prog, moved, f) -> list[str]:
         notes.append("special functions: no published rate for AMD, so they are not modelled")
     notes.append("not modelled: bank conflicts, instruction issue other than the matrix, FMA and "
                  "special-function units, uneven work across CTAs")
-    notes.append("checked against published measurements (benchmarks/model_accuracy.py) the model is "
-                 "optimistic: most measured times lie above its band")
+    notes.append("checked against published measurements (benchmarks/model_accuracy.py), its median error is "
+                 "near 30%, and it is more often too fast than too slow")
     return notes
 
 
@@ -243,10 +268,13 @@ def rows(e: Explanation) -> list[tuple[str, str]]:
     f = e.figures
     out = [
         ("time", f"{band_phrase(e)}, {e.tflops:.4g} TFLOP/s at the typical time"),
-        ("bound", f"{NAMES[e.bound]}; time goes to {shares_phrase(e)}"),
+        ("bound", f"the kernel's body by {NAMES[e.bound]}; time goes to {shares_phrase(e)}"),
         ("busy", busy_phrase(e)),
-        ("traffic", f"{f['flops']:.4g} FLOP on {f['roof']}; DRAM {f['dram_bytes']:.4g} B, L2 {f['l2_bytes']:.4g} B "
-                 f"(each byte fetched used {f['reuse']:.3g}x), shared {f['shared_bytes']:.4g} B"),
+        ("traffic", f"{f['flops']:.4g} FLOP on {f['roof']}; DRAM {f['dram_traffic']:.4g} B, L2 {f['l2_traffic']:.4g} B "
+                 f"(each byte read from DRAM is read {f['reuse']:.3g}x from L2), shared "
+                 f"{f['shared_traffic_threads'] + f['shared_traffic_engines']:.4g} B"
+                 + (f" ({f['shared_traffic_engines']:.4g} B by the copy and matrix engines)"
+                    if f["shared_traffic_engines"] else "")),
         ("loads", f"{f['rounds_per_cta']:.4g} round{'' if f['rounds_per_cta'] == 1 else 's'} of "
                   f"{f['bytes_per_round']} B per CTA, "
                   f"{f['rounds_in_flight']} in flight; {f['ctas']} CTAs, {f['ctas_per_sm']} per SM"),

@@ -46,26 +46,34 @@ class Program:
     warps_m: int = 1             # the MMA layout's warps along M and N
     warps_n: int = 1
 
-    def shared_bytes_per_round(self, elem: int, block_k: int) -> int:
-        """Shared-memory traffic of one trip of a matmul loop: the async copies write the operand tiles,
-        then the matrix instructions read them.
+    def shared_bytes_per_round(self, elem: int, block_k: int) -> tuple[int, int]:
+        """Shared-memory traffic of one trip of a matmul loop, as (issued by threads, issued by the copy
+        and matrix engines): the copies write the operand tiles, then the matrix instructions read them.
 
-        mma.sync and AMD's mfma load operand fragments into registers (ldmatrix, ds_read): each warp reads
-        the rows of A and the columns of B its own part of the tile needs, so A is read once per warp
-        column and B once per warp row. wgmma reads its operands from shared memory itself, 64 rows of
-        A at a time: B is read once per 64 rows of the tile, A once (PTX ISA, "Asynchronous Warpgroup
-        Level Matrix Multiply-Accumulate": m64nNk16). Without a dot the model counts no shared memory.
+        mma.sync and AMD's mfma load operand fragments into registers (ldmatrix, ds_read), thread-issued:
+        each warp reads the rows of A and the columns of B its own part of the tile needs, so A is read
+        once per warp column and B once per warp row. wgmma reads its operands from shared memory itself,
+        64 rows of A at a time: B is read once per 64 rows of the tile, A once (PTX ISA, "Asynchronous
+        Warpgroup Level Matrix Multiply-Accumulate": m64nNk16); tcgen05 takes 128 rows per instruction
+        (PTX ISA, tcgen05.mma shapes). cp.async, TMA and direct-to-LDS writes are engine-issued; plain
+        loads stored by threads are thread-issued. Without a dot the model counts no shared memory.
         """
         if not self.dot_tile:
-            return 0
+            return 0, 0
         bm, bn = self.dot_tile
         a, b = bm * block_k * elem, block_k * bn * elem
-        written = (a + b) if self.async_copy else 0
-        if self.mma_family in ("wgmma", "tcgen05"):
-            reads = a + b * max(1, bm // 64)
+        threads = engines = 0
+        if self.async_copy:
+            engines += a + b
         else:
-            reads = a * self.warps_n + b * self.warps_m
-        return written + reads
+            threads += a + b
+        if self.mma_family == "wgmma":
+            engines += a + b * max(1, bm // 64)
+        elif self.mma_family == "tcgen05":
+            engines += a + b * max(1, bm // 128)
+        else:
+            threads += a * self.warps_n + b * self.warps_m
+        return threads, engines
 
 
 def read(compiled) -> Program:

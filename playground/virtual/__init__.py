@@ -3,7 +3,7 @@
 The script's tensors live on the CPU and its kernels execute in Triton's interpreter, so its
 results are real; every launch goes through Triton's own launch path (binder, options, cache)
 with a stand-in driver that reports the target, so what is captured is what the JIT builds.
-Times on the virtual GPU are the roofline model's, and always say so.
+Times on the virtual GPU are the performance model's (model/explain.py), and always say so.
 
   gpu.py           the device a script sees: properties from core/devices.py, the modelled clock
   torch_device.py  torch's side: "cuda" tensors on the CPU, torch.cuda answering for the target

@@ -12,9 +12,10 @@ shared memory and occupancy come from that Compiled, as in every other command.
 Time. Host: the script's own Python between launches, as measured here, with the time spent
 compiling, interpreting and reading figures taken out (the JIT's dispatch stays in). GPU: one stream;
 each kernel starts when it is launched or when the previous kernel ends, whichever is later, and
-lasts its modelled time (figures/roofline.py's estimate with the variant's occupancy; FLOPs and bytes
-from the kernel's own `launch_metadata` when it has one, else the bytes of its tensor arguments and
-no FLOPs). Every such time is modelled, and labelled so wherever it is printed.
+lasts its modelled time: the performance model's (model/explain.py, as `bench` and `sweep` use it) for
+the variant's binary, with this launch's grid, and FLOPs and bytes from the kernel's own
+`launch_metadata` when it has one, else the bytes of its tensor arguments and no FLOPs; the roofline
+(figures/roofline.py) when the binary could not be rebuilt. Every such time is modelled, and labelled so wherever it is printed.
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from triton.runtime.jit import JITFunction
 
 from ..core import devices
 from ..figures import occupancy, roofline
+from ..model import explain
 from . import launches
 
 _PACKAGE_DIRS = tuple(str(Path(m.__file__).resolve().parent) for m in (sys.modules["triton"],)) + \
@@ -38,6 +40,7 @@ class Recorder:
     def __init__(self, gpu, execute: bool = True):
         self.gpu = gpu
         self.execute = execute
+        self._compiled: dict = {}       # variant hash -> its rebuilt Compiled, for the performance model
         self.device = devices.get(gpu.target.name)
         self.launches: list[dict] = []
         self.variants: dict[str, dict] = {}        # hash -> variant (insertion order = first seen)
@@ -195,21 +198,33 @@ class Recorder:
         except Exception as e:
             variant["occupancy_note"] = launches.one_line(e)
         variant["matrix"] = roofline.matrix_precision(compiled)
+        self._compiled[variant["hash"]] = compiled
 
     def _model(self, jit, kernel, record, variant, values):
         self._figures(jit, variant, record)
         d = self.device
         ctas = record["grid"][0] * record["grid"][1] * record["grid"][2]
         flops, nbytes, basis = launches.work_of(jit, kernel, record, values)
-        peak, roof = roofline.peak_for(d, variant.get("matrix"))
         per_sm = variant.get("ctas_per_sm") or None
+        seconds, bound = None, None
+        compiled = self._compiled.get(variant["hash"])
+        if compiled is not None and per_sm:
+            # the performance model (model/explain.py), as bench and sweep use it, with this launch's work
+            try:
+                e = explain.explain(compiled, d, work=(flops, nbytes, ctas))
+                seconds, bound = e.seconds, explain.NAMES[e.bound]
+            except Exception as err:        # a binary the model cannot read: the roofline below, said so
+                record["model_note"] = f"performance model not applied ({launches.one_line(err)}): roofline"
+        peak, roof = roofline.peak_for(d, variant.get("matrix"))
         est = roofline.estimate(flops, nbytes, peak, d.mem_bandwidth_gbs, ctas,
                                 per_sm * d.num_sms if per_sm else None, d.num_sms)
+        if seconds is None:
+            seconds = est.seconds
         # queued once dispatched; starts when the kernel before it has finished
         start = max(record["host_start"] + record["host_dispatch_seconds"], self.gpu.stream_end)
-        record.update(ctas=ctas, waves=est.waves, modelled_seconds=est.seconds, model_basis=basis,
-                      gpu_start=start, gpu_end=start + est.seconds)
-        self.gpu.stream_end = start + est.seconds
+        record.update(ctas=ctas, waves=est.waves, modelled_seconds=seconds, model_basis=basis,
+                      modelled_bound=bound, gpu_start=start, gpu_end=start + seconds)
+        self.gpu.stream_end = start + seconds
 
     # --- timing on the model -------------------------------------------------------------------
     def do_bench(self, fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean", **_):

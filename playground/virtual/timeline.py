@@ -28,4 +28,4 @@ def events(trace: dict) -> dict:
                         "args": args | {"modelled_us": launch["modelled_seconds"] * 1e6,
                                         "model": launch.get("model_basis", "")}})
     return {"traceEvents": out, "displayTimeUnit": "ns",
-            "otherData": {"note": "GPU times are modelled by playground (roofline), not measured"}}
+            "otherData": {"note": "GPU times are modelled by playground (its performance model), not measured"}}
