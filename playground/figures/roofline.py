@@ -255,7 +255,7 @@ def lines(m: Model, reason: str = "") -> list[str]:
     rows.append(("ceiling" if m.explained else "time",
                  f"{_us(e.seconds)}, {e.tflops:.4g} TFLOP/s, {e.gbs:.4g} GB/s, "
                  f"{e.percent_of_peak:.1f}% of peak {'bandwidth' if e.bound == 'memory' else 'compute'}"
-                 + (": the roofline with waves, which the model's time below cannot beat" if m.explained else "")))
+                 + (": the roofline with waves, beside the model's time below" if m.explained else "")))
     # the model's time counts launch overhead itself
     rows += [("note", n) for n in m.notes if not (m.explained and n.startswith("launch overhead"))]
     if m.explained:
