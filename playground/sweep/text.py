@@ -90,7 +90,7 @@ def format_text(s: Sweep) -> str:
     out = []
     for target in s.targets:
         fixed = _fixed(s, target)
-        out.append(f"{s.kernel} on {target}: {len(s.configs)} configs, shape {shape}, dtype {s.dtype}"
+        out.append(f"{s.kernel} on {target}: {_count(len(s.configs), 'config')}, shape {shape}, dtype {s.dtype}"
                    + (f"; all with {', '.join(f'{k}={v}' for k, v in fixed.items())}" if fixed else ""))
         head, body = table_rows(s, target)
         out += table(list(head), [list(b) for b in body], "r" * (len(head) - 1))   # the flags column reads left
