@@ -794,7 +794,7 @@ def run_command(script, script_args, target, no_exec, as_json, trace_path, timel
 
     Tensors live on the CPU and kernels run in Triton's interpreter, so results and asserts are real.
     Each launch goes through Triton's own JIT for the target; times (do_bench, CUDA events, autotune)
-    are the roofline model's, never measured. Other arguments after SCRIPT are the script's; after
+    are the performance model's, never measured. Other arguments after SCRIPT are the script's; after
     `--`, all of them are (for a script with its own --target).
 
     \b

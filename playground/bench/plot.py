@@ -1,7 +1,7 @@
 """A PNG chart of a sweep, like Triton's own perf reports: throughput against the swept dimension.
 
-Measured sweeps plot Triton against PyTorch; modelled sweeps plot the modelled kernel (with wave
-quantisation) against the bare roofline bound, and say "modelled" in the title and the legend.
+Measured sweeps plot Triton against PyTorch; modelled sweeps plot the performance model's time
+(model/explain.py) against the bare roofline bound, and say "modelled" in the title and the legend.
 matplotlib is imported here only, with the Agg backend, so no display is needed.
 """
 from __future__ import annotations

@@ -109,7 +109,7 @@ def coverage_problems(spec: KernelSpec, shape: dict, meta: dict) -> list[str]:
     The tiles must be exactly the box [0, n0) x [0, n1) ... that they span: each tile once, none missing.
     A persistent kernel's tiles are its work items (`work_tile_of`), shared among the programs.
     """
-    owned = _work_tiles(spec, shape, meta) or tiles(spec, shape, meta)
+    owned = work_tiles(spec, shape, meta) or tiles(spec, shape, meta)
     problems = []
     seen = {}
     for pid, t in enumerate(owned):
@@ -144,7 +144,7 @@ def plan(compiled, num_sms: int | None = None, first: int = 16) -> Launch:
     return Launch(kernel=spec.name, target=compiled.target.name, shape=dict(cfg.shape), meta=dict(cfg.meta),
                   grid=grid, ctas=math.prod(grid), warps_per_cta=threads // compiled.target.warp_size, threads_per_cta=threads,
                   tile_dims=len(owned[0]) if owned else 0,
-                  tile_counts=_counts(_work_tiles(spec, cfg.shape, cfg.meta) or owned) if owned else (),
+                  tile_counts=_counts(work_tiles(spec, cfg.shape, cfg.meta) or owned) if owned else (),
                   mapping=(f"{spec.name}'s tile_of" if spec.tile_of else f"{spec.name}'s work_tile_of"
                            if spec.work_tile_of else "the CTA's (x, y, z) index"),
                   occupancy=occupancy.of(compiled, num_sms), first_tiles=list(enumerate(owned[:first])))
@@ -170,7 +170,7 @@ def wave_map(spec: KernelSpec, shape: dict, meta: dict, ctas_per_wave: int, max_
     return [f"wave of each tile, {rows} x {cols} tiles{cut}:"] + ["".join(row) for row in picture]
 
 
-def _work_tiles(spec: KernelSpec, shape: dict, meta: dict) -> list[tuple]:
+def work_tiles(spec: KernelSpec, shape: dict, meta: dict) -> list[tuple]:
     """A persistent kernel's tiles (all of them, not each CTA's first); [] for any other kernel."""
     if spec.work_items is None:
         return []

@@ -157,19 +157,23 @@ def peak_for(device, matrix: str | None) -> tuple[float, str]:
 _PTX_MMA = re.compile(r"^\s*(?:@!?%\w+\s+)?((?:mma\.sync|wgmma\.mma_async|tcgen05\.mma)\S*)", re.MULTILINE)
 
 
+def mma_opcodes(compiled) -> list[str]:
+    """The matrix instructions the compiled code issues: PTX opcodes on NVIDIA, amdgcn ones on AMD."""
+    if "tt.dot" not in compiled.stage("ttir"):
+        return []              # no tl.dot, no matrix instructions
+    if compiled.target.is_nvidia:
+        return _PTX_MMA.findall(compiled.stage("ptx"))
+    report = codeinspect.read(compiled)
+    return list(report.mma_opcodes) if report.mix.get("mma") else []
+
+
 def matrix_precision(compiled) -> str | None:
     """The precision the compiled code's tensor-core instructions run at, read from the code; None if none.
 
     fp32 inputs go through the tensor cores as tf32 (mma...tf32, v_mfma..._xf32) unless the dot asks
     for IEEE precision; CDNA's v_mfma_f32_..._f32 is full fp32 at the vector rate.
     """
-    if "tt.dot" not in compiled.stage("ttir"):
-        return None            # no tl.dot, no matrix instructions
-    if compiled.target.is_nvidia:
-        opcodes = _PTX_MMA.findall(compiled.stage("ptx"))
-    else:
-        report = codeinspect.read(compiled)
-        opcodes = list(report.mma_opcodes) if report.mix.get("mma") else []
+    opcodes = mma_opcodes(compiled)
     if not opcodes:
         return None
     dtype = compiled.config.dtype

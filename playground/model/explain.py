@@ -214,8 +214,9 @@ def _notes(compiled, prog, moved, f) -> list[str]:
         notes.append("no tile loads found in TTGIR: load latency counted once per CTA")
     if compiled.target.name not in K.L2_BYTES_PER_CLOCK:
         notes.append(f"no published L2 bandwidth for {compiled.target.name}: L2 is not modelled")
-    calls_special = any(f"math.{op} " in compiled.stage("ttir") for op in ("exp", "exp2", "log", "log2", "rsqrt",
-                                                                          "sqrt", "sin", "cos", "erf"))
+    ttir = compiled.stage("ttir")
+    calls_special = any(f"math.{op} " in ttir for op in ("exp", "exp2", "log", "log2", "rsqrt", "sqrt", "sin",
+                                                          "cos", "erf"))
     if calls_special and not compiled.spec.special:
         notes.append("special functions (exp, rsqrt, ...): the kernel calls them but its spec gives no count, "
                      "so they are not modelled")

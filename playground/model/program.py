@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..artefact import codeinspect
 from ..core import dtypes
+from ..figures import roofline
 
 # the tile a load brings: `tensor<128x64x!tt.ptr<f16>` (pointer tensors) or a TMA result `tensor<128x64xf16`
 _LOAD_OPS = ("tt.load ", "ttg.async_copy_global_to_local ", "ttng.async_tma_copy_global_to_local ",
@@ -29,7 +30,9 @@ _VALUE_TILE = re.compile(r"(?:tensor|memdesc)<((?:\d+x)+)([a-z][a-z0-9]*)")
 _LOC = re.compile(r"loc\((#loc\d+)\)\s*$")
 _MMA_LAYOUT = re.compile(r"#ttg\.(nvidia_mma|amd_mfma|amd_wmma)<\{[^}]*?warpsPerCTA = \[(\d+), (\d+)\]")
 _DOT_RESULT = re.compile(r"(?:tt\.dot|ttng\.warp_group_dot|ttng\.tc_gen5_mma)\b.*->\s*tensor<(\d+)x(\d+)x")
-_PTX_FAMILY = (("tcgen05.mma", "tcgen05"), ("wgmma.mma_async", "wgmma"), ("mma.sync", "mma.sync"))
+# the opcode families roofline.mma_opcodes reads: PTX on NVIDIA, amdgcn on AMD
+_FAMILIES = (("tcgen05.mma", "tcgen05"), ("wgmma.mma_async", "wgmma"), ("mma.sync", "mma.sync"),
+             ("mfma", "mfma"), ("wmma", "wmma"))
 
 _BITS = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "i1": 8, "i8": 8, "i16": 16, "i32": 32, "i64": 64,
          "f8E4M3FN": 8, "f8E5M2": 8, "f8E4M3FNUZ": 8, "f8E5M2FNUZ": 8}
@@ -91,17 +94,11 @@ def read(compiled) -> Program:
 
 def family(compiled) -> str | None:
     """The matrix-instruction family the code issues, None when it has none."""
-    if "tt.dot" not in compiled.stage("ttir"):
-        return None
-    if compiled.target.is_nvidia:
-        ptx = compiled.stage("ptx")
-        for needle, name in _PTX_FAMILY:
-            if needle in ptx:
-                return name
-        return None
-    report = codeinspect.read(compiled)
-    ops = " ".join(report.mma_opcodes)
-    return "mfma" if "mfma" in ops else "wmma" if "wmma" in ops else None
+    ops = " ".join(roofline.mma_opcodes(compiled))
+    for needle, name in _FAMILIES:
+        if needle in ops:
+            return name
+    return None
 
 
 def _load_bytes(ttgir: str, default_elem: int) -> tuple[int, int]:

@@ -53,8 +53,7 @@ def traffic(compiled, ctas_per_wave: int | None, l2_bytes: int) -> Traffic:
     blocks = spec.operands(cfg.shape, cfg.meta, elem)
     if spec.work_items is not None:
         # a persistent kernel: its programs, all resident, take the tiles in rounds of one per program
-        items = spec.work_items(cfg.shape, cfg.meta)
-        tiles = [tuple(spec.work_tile_of(t, cfg.shape, cfg.meta)) for t in range(items)]
+        tiles = launch.work_tiles(spec, cfg.shape, cfg.meta)
         ctas_per_wave = min(ctas_per_wave, launch.ctas(compiled))
     else:
         tiles = launch.tiles(spec, cfg.shape, cfg.meta, launch.device_of(compiled))

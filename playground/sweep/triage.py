@@ -3,7 +3,7 @@
 Each config is compiled through the usual pipeline (so a row's figures are those of a single
 `compile` of that config; rows.py), and read for registers, spills and shared memory (from the
 artefact), occupancy and whether it can launch at all (figures/occupancy.py), and the modelled
-time at a problem shape (figures/roofline.py). Before starting any worker, the parent looks each
+time at a problem shape (model/explain.py: its band, what bounds it, and ties). Before starting any worker, the parent looks each
 config up in the cache: a rerun of a sweep never spawns a process; the rest go to pool.py.
 """
 from __future__ import annotations
