@@ -10,8 +10,9 @@ that is the proof that what `compile trace.json#N` shows is what this launch ran
 shared memory and occupancy come from that Compiled, as in every other command.
 
 Time. Host: the script's own Python between launches, as measured here, with the time spent
-compiling, interpreting and reading figures taken out (the JIT's dispatch stays in). GPU: one stream;
-each kernel starts when it is launched or when the previous kernel ends, whichever is later, and
+compiling, interpreting and reading figures taken out (the JIT's dispatch stays in). GPU: each kernel
+is queued on the stream Triton launched it on and placed by gpu.schedule (in order on its stream,
+after the events it waits for, beside other streams' kernels only on SMs they leave free), and
 lasts its modelled time: the performance model's (model/explain.py, as `bench` and `sweep` use it) for
 the variant's binary, with this launch's grid, and FLOPs and bytes from the kernel's own
 `launch_metadata` when it has one, else the bytes of its tensor arguments and no FLOPs; the roofline
@@ -98,27 +99,28 @@ class Recorder:
             if what != "own_seconds":
                 self.current[what] = self.current.get(what, 0.0) + seconds
 
-    def launched(self, src, metadata, grid, values):
-        """Called by the stand-in launcher: the launch's grid and bound arguments; then run it."""
+    def launched(self, src, metadata, grid, values, stream: int = 0):
+        """Called by the stand-in launcher: the launch's grid, bound arguments and stream; then run it."""
         record = self.current
         if record is None:          # a compiled kernel launched itself (kernel[grid](...)), not through the JIT
-            return self._direct(src, metadata, grid, values)
+            return self._direct(src, metadata, grid, values, stream)
+        start = time.perf_counter()     # from here on, the virtual GPU's own work: not the launch's
         jit = src.fn
         record["grid"] = list(grid)
+        record["stream"] = int(stream or 0)
         record["args"] = launches.describe_args(jit, values)
         record["_values"] = values
         record["executed"] = False
         if self.execute and self.timing_depth == 0:
-            start = time.perf_counter()
             try:
                 self._interpret(jit, grid, values)
                 record["executed"] = True
             except Exception as e:
                 record["error"] = _interpreter_failure(jit, e)
                 self.say(record["error"])
-            record["own_seconds"] += time.perf_counter() - start
+        record["own_seconds"] += time.perf_counter() - start
 
-    def _direct(self, src, metadata, grid, values):
+    def _direct(self, src, metadata, grid, values, stream=0):
         """`compiled_kernel[grid](...)`: no binder ran, so record it here, as the JIT path would."""
         entered = time.perf_counter()
         self.host_clock += entered - self.last_return
@@ -127,7 +129,7 @@ class Recorder:
         self.current = record
         dispatch_start = time.perf_counter()
         try:
-            self.launched(src, metadata, grid, values)
+            self.launched(src, metadata, grid, values, stream)
             record["host_dispatch_seconds"] = max(time.perf_counter() - dispatch_start - record["own_seconds"], 0.0)
             self._finish(jit, SimpleNamespace(hash=metadata.hash, metadata=metadata, src=src), record)
         finally:
@@ -220,11 +222,11 @@ class Recorder:
                                 per_sm * d.num_sms if per_sm else None, d.num_sms)
         if seconds is None:
             seconds = est.seconds
-        # queued once dispatched; starts when the kernel before it has finished
-        start = max(record["host_start"] + record["host_dispatch_seconds"], self.gpu.stream_end)
+        # queued once dispatched; placed on its stream by gpu.schedule's rules
+        start = self.gpu.schedule(record.get("stream", 0), record["host_start"] + record["host_dispatch_seconds"],
+                                  seconds, ctas)
         record.update(ctas=ctas, waves=est.waves, modelled_seconds=seconds, model_basis=basis,
                       modelled_bound=bound, gpu_start=start, gpu_end=start + seconds)
-        self.gpu.stream_end = start + seconds
 
     # --- timing on the model -------------------------------------------------------------------
     def do_bench(self, fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean", **_):
@@ -247,10 +249,15 @@ class Recorder:
             return [ms] * len(quantiles)
         return ms
 
-    def synchronize(self):
-        """The host waits for the stream: its clock moves to the end of the queued kernels."""
+    def host_now(self) -> float:
+        """The script's host clock at this moment (as synchronize counts it)."""
+        return self.host_clock + time.perf_counter() - self.last_return
+
+    def synchronize(self, until: float | None = None):
+        """The host waits for the GPU: its clock moves to `until` (an event, a stream's end), by default
+        the end of everything queued (torch.cuda.synchronize)."""
         self.host_clock += time.perf_counter() - self.last_return
-        self.host_clock = max(self.host_clock, self.gpu.stream_end)
+        self.host_clock = max(self.host_clock, self.gpu.stream_end if until is None else until)
         self.last_return = time.perf_counter()
 
     def autotuned(self, fn, key, best_config, configs_timings, duration, cache_hit, **_):

@@ -118,6 +118,6 @@ class _Launcher:
                                          md.global_scratch_align, stream)
         if enter_hook:
             enter_hook(launch_metadata)
-        self.driver.recorder.launched(self.src, md, (grid_x, grid_y, grid_z), args)
+        self.driver.recorder.launched(self.src, md, (grid_x, grid_y, grid_z), args, stream=stream)
         if exit_hook:
             exit_hook(launch_metadata)

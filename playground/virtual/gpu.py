@@ -1,8 +1,17 @@
 """The device a script sees on the virtual GPU: what it reports, and the modelled clock of its stream.
 
 Every property comes from the project's device table (core/devices.py, each number with its
-source there). The clock is a model, never a measurement: kernels queue on one stream and each
-takes its modelled time (capture.py), so the stream's clock is the end of the last queued kernel.
+source there). The clock is a model, never a measurement: each kernel takes its modelled time
+(capture.py), and `schedule` places it on the device's streams by these rules:
+
+- in order on its stream: a kernel starts after the one queued before it on the same stream ends
+  (CUDA C++ Programming Guide, "Streams"), and after any event its stream was told to wait for;
+- dispatched in launch order: it starts no earlier than the kernel launched before it, on any stream
+  (one hardware queue feeds the SMs here; real GPUs have several, so this is conservative);
+- kernels of different streams overlap only on SMs the others leave free. A kernel takes
+  min(1, CTAs / SMs) of the SMs (the block scheduler spreads CTAs one per SM first), and starts when
+  that share is free. Kernels that share SMs could also run together on a real GPU, each slower; the
+  performance model charges an SM's rates to one kernel at a time, so here they wait instead.
 """
 from __future__ import annotations
 
@@ -12,12 +21,44 @@ from ..core import devices, targets
 
 
 class VirtualGPU:
-    """One virtual device of a target, with the modelled clock of its (single) stream."""
+    """One virtual device of a target, with the modelled clock of each of its streams."""
 
     def __init__(self, target_name: str):
         self.target = targets.resolve(target_name)
         self.device = devices.get(self.target.name)
-        self.stream_end = 0.0          # seconds since start: when the last queued kernel ends (modelled)
+        self.stream_ends: dict[int, float] = {}    # stream -> seconds since start when its queued work ends
+        self.running: list[tuple[float, float]] = []   # (end, share of the SMs) of each kernel placed so far
+        self.last_start = 0.0                       # when the kernel launched last started
+
+    @property
+    def stream_end(self) -> float:
+        """When everything queued on any stream has ended (modelled): what torch.cuda.synchronize waits for."""
+        return max(self.stream_ends.values(), default=0.0)
+
+    def end_of(self, stream: int) -> float:
+        return self.stream_ends.get(stream, 0.0)
+
+    def wait(self, stream: int, until: float | None):
+        """The stream's next work starts no earlier than `until` (an event it waits for, another stream)."""
+        if until is not None:
+            self.stream_ends[stream] = max(self.end_of(stream), until)
+
+    def sm_share(self, ctas: int) -> float:
+        return min(1.0, ctas / self.device.num_sms)
+
+    def schedule(self, stream: int, ready: float, seconds: float, ctas: int) -> float:
+        """Place a kernel launched at host time `ready` on `stream` (the rules above); its start."""
+        share = self.sm_share(ctas)
+        start = max(ready, self.end_of(stream), self.last_start)
+        # the SMs it needs free: earlier kernels only end from here on, so take the first end that frees them
+        for end in sorted({start, *(e for e, _ in self.running if e > start)}):
+            if sum(s for e, s in self.running if e > end) + share <= 1.0 + 1e-9:
+                start = end
+                break
+        self.running = [(e, s) for e, s in self.running if e > start] + [(start + seconds, share)]
+        self.last_start = start
+        self.stream_ends[stream] = start + seconds
+        return start
 
     @property
     def capability(self) -> tuple[int, int]:

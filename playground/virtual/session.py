@@ -66,6 +66,7 @@ def install_for_running(target: str, execute: bool = True):
     torch_device.install(gpu, skip_expensive=lambda: recorder.timing_depth > 0)
     import torch
     torch.cuda.synchronize = lambda device=None: recorder.synchronize()
+    torch_device._state.update(host_now=recorder.host_now, host_waits=recorder.synchronize)
     driver.set_active(VirtualDriver(gpu, recorder))
     capture.install(recorder)
     recorder.say(f"a virtual {gpu.device.name} ({gpu.target.name}): tensors on the CPU, kernels in Triton's "

@@ -39,6 +39,10 @@ def _compile(launch: dict) -> str:
     return "new" if launch["new_compile"] else "JIT cache"
 
 
+def _streams(launches: list[dict]) -> list[int]:
+    return sorted({launch.get("stream", 0) for launch in launches}) or [0]
+
+
 def format_text(trace: dict, trace_file: str | None = None) -> str:
     launches, variants = trace["launches"], trace["variants"]
     out = [f"{len(launches)} launch{'es' if len(launches) != 1 else ''} of {len(variants)} compiled "
@@ -49,8 +53,12 @@ def format_text(trace: dict, trace_file: str | None = None) -> str:
         rows = [[str(launch["index"] + 1), launch["kernel"], launch["site"], _grid(launch["grid"]),
                  str(launch["variant"]), _compile(launch), _ran(launch),
                  _us(launch.get("modelled_seconds"))] for launch in shown]
-        out += [""] + table(["#", "kernel", "launched at", "grid", "variant", "compile", "ran", "modelled us"],
-                            rows, align="lllrrllr")
+        header, align = ["#", "kernel", "launched at", "grid", "variant", "compile", "ran", "modelled us"], "lllrrllr"
+        if _streams(launches) != [0]:       # several streams: which one, and when each kernel started
+            for row, launch in zip(rows, shown):
+                row[4:4] = [str(launch.get("stream", 0)), _us(launch.get("gpu_start"))]
+            header[4:4], align = ["stream", "starts at us"], "lllrrrrllr"
+        out += [""] + table(header, rows, align=align)
         if len(launches) > LAUNCH_ROWS:
             out.append(f"... and {len(launches) - LAUNCH_ROWS} more (all of them in --json and --trace)")
     if variants:
@@ -77,6 +85,13 @@ def format_text(trace: dict, trace_file: str | None = None) -> str:
     for pick in trace.get("autotune", []):
         out.append(f"autotune {pick['kernel']}: {pick['best']} (picked by modelled time)")
     busy = sum(launch.get("modelled_seconds") or 0 for launch in launches)
-    out.append(f"GPU busy {busy * 1e3:,.3f} ms (modelled); the script's host time here {trace['host_seconds']:,.3f} s "
-               f"(compiling and interpreting left out)")
+    overlap = ""
+    if _streams(launches) != [0]:
+        ran = [launch for launch in launches if launch.get("gpu_start") is not None]
+        together = sum(min(a["gpu_end"], b["gpu_end"]) - max(a["gpu_start"], b["gpu_start"])
+                       for i, a in enumerate(ran) for b in ran[i + 1:] if a["stream"] != b["stream"]
+                       and min(a["gpu_end"], b["gpu_end"]) > max(a["gpu_start"], b["gpu_start"]))
+        overlap = f" on {len(_streams(launches))} streams, {together * 1e3:,.3f} ms of it side by side"
+    out.append(f"GPU busy {busy * 1e3:,.3f} ms (modelled){overlap}; the script's host time here "
+               f"{trace['host_seconds']:,.3f} s (compiling and interpreting left out)")
     return "\n".join(out)

@@ -5,7 +5,7 @@
   they are on the CPU (`x.device`, `x.is_cuda`), which is the truth; the active torch device Triton's
   driver reports is the CPU too, so `assert x.device == DEVICE` holds as it would on a GPU.
 - torch.cuda's queries answer with the target's properties (gpu.py); streams and events are the virtual
-  stream's, and an event's elapsed_time is the modelled time between two points of it.
+  GPU's (each stream its own queue, gpu.py's rules), and an event's elapsed_time is modelled time.
 - Any other public torch.cuda function fails with one line naming it (VirtualDeviceError).
 - Inside a timing loop (capture.timing), the most expensive of torch's own ops (matmul and friends)
   return uninitialised tensors of the right shape: their results are discarded, and on the CPU they would
@@ -79,21 +79,36 @@ def _shape_only(func, args, kwargs):
             out)
 
 
-_state: dict = {"gpu": None}     # the VirtualGPU install() set up
+# what install() set up: the VirtualGPU, the current stream, and the host's modelled clock (session.py
+# connects it to the capture's; a process that only reads kernels has none, and waits for nothing)
+_state: dict = {"gpu": None, "stream": None, "host_now": lambda: 0.0, "host_waits": lambda until: None}
+
+
+def _stream_id(stream) -> int:
+    return (stream or _state["stream"]).cuda_stream
 
 
 class Event:
-    """A CUDA event on the virtual stream: it stamps the stream's modelled clock when recorded."""
+    """A CUDA event on a virtual stream. Recording it stamps when the work queued before it on that stream
+    ends, or the host's time if the stream is idle then (modelled, never measured)."""
 
     def __init__(self, enable_timing=False, blocking=False, interprocess=False, **_):
         self.enable_timing, self.stamp = enable_timing, None
 
     def record(self, stream=None):
-        self.stamp = _state["gpu"].stream_end
+        self.stamp = max(_state["gpu"].end_of(_stream_id(stream)), _state["host_now"]())
 
-    def synchronize(self): pass
-    def query(self): return True
-    def wait(self, stream=None): pass
+    def synchronize(self):
+        """The host waits until the event has happened (at once, for an event never recorded)."""
+        if self.stamp is not None:
+            _state["host_waits"](self.stamp)
+
+    def query(self) -> bool:
+        return self.stamp is None or self.stamp <= _state["host_now"]()
+
+    def wait(self, stream=None):
+        """Work queued later on `stream` (the current one by default) starts after this event."""
+        _state["gpu"].wait(_stream_id(stream), self.stamp)
 
     def elapsed_time(self, end) -> float:
         """Milliseconds between two recorded events, on the modelled clock (never measured)."""
@@ -103,7 +118,9 @@ class Event:
 
 
 class Stream:
-    """A stream of the virtual GPU. Every stream queues on the one modelled timeline (capture.py)."""
+    """A stream of the virtual GPU: its own queue, placed beside the others by VirtualGPU.schedule (gpu.py).
+    PyTorch creates its streams non-blocking (c10/cuda/CUDAStream.cpp, cudaStreamNonBlocking), so they do
+    not wait for the default stream, nor it for them, unless an event or wait_stream says so."""
 
     _next = 1
 
@@ -113,36 +130,58 @@ class Stream:
         self.cuda_stream = Stream._next
         Stream._next += 1
 
-    def synchronize(self): pass
-    def query(self): return True
-    def wait_stream(self, other): pass
-    def wait_event(self, event): pass
+    @classmethod
+    def default(cls) -> "Stream":
+        """The default stream: 0, as torch.cuda.default_stream().cuda_stream is on a GPU."""
+        stream = cls.__new__(cls)
+        stream.device, stream.priority, stream.cuda_stream = torch.device("cuda", 0), 0, 0
+        return stream
+
+    def synchronize(self):
+        """The host waits for the work queued on this stream."""
+        _state["host_waits"](_state["gpu"].end_of(self.cuda_stream))
+
+    def query(self) -> bool:
+        return _state["gpu"].end_of(self.cuda_stream) <= _state["host_now"]()
+
+    def wait_stream(self, other):
+        """Work queued later on this stream starts after the work queued so far on `other`."""
+        self.wait_event(other.record_event())
+
+    def wait_event(self, event):
+        event.wait(self)
+
     def record_event(self, event=None):
         event = event or Event()
         event.record(self)
         return event
-    def __enter__(self): return self
-    def __exit__(self, *exc): return False
+
+    def __enter__(self):
+        self._before, _state["stream"] = _state["stream"], self
+        return self
+
+    def __exit__(self, *exc):
+        _state["stream"] = self._before
+        return False
+
     def __eq__(self, other): return isinstance(other, Stream) and other.cuda_stream == self.cuda_stream
     def __hash__(self): return hash(self.cuda_stream)
 
 
 def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
     """Patch torch for the virtual GPU (in the child process only: session.py) and enter the device mode."""
-    default_stream = Stream()
-    default_stream.cuda_stream = 0
+    default_stream = Stream.default()
 
-    _state["gpu"] = gpu
+    _state.update(gpu=gpu, stream=default_stream)
     props = gpu.torch_properties()
-    current = {"stream": default_stream}
 
     @contextlib.contextmanager
     def stream(s=None):
-        before, current["stream"] = current["stream"], s or current["stream"]
+        before, _state["stream"] = _state["stream"], s or _state["stream"]
         try:
             yield s
         finally:
-            current["stream"] = before
+            _state["stream"] = before
 
     provided = {
         "is_available": lambda: True, "is_initialized": lambda: True, "init": lambda: None,
@@ -153,8 +192,8 @@ def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
         "get_arch_list": lambda: [f"sm_{gpu.target.arch}" if gpu.target.is_nvidia else gpu.target.name],
         "is_bf16_supported": lambda including_emulation=True: True,
         "synchronize": lambda device=None: None,
-        "current_stream": lambda device=None: current["stream"], "default_stream": lambda device=None: default_stream,
-        "stream": stream, "set_stream": lambda s: current.update(stream=s),
+        "current_stream": lambda device=None: _state["stream"], "default_stream": lambda device=None: default_stream,
+        "stream": stream, "set_stream": lambda s: _state.update(stream=s),
         "Stream": Stream, "ExternalStream": Stream, "Event": Event,
         "empty_cache": lambda: None, "ipc_collect": lambda: None,
         "memory_allocated": lambda device=None: 0, "max_memory_allocated": lambda device=None: 0,

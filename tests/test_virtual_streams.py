@@ -1,0 +1,84 @@
+"""The virtual GPU's streams: in order on a stream, side by side across streams only on free SMs.
+
+The schedule's rules (virtual/gpu.py) on their own, then through a script that uses streams, events
+and waits as it would on a GPU, then the lesson's example (examples/scripts/streams.py).
+"""
+import functools
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from playground.virtual.gpu import VirtualGPU
+
+ROOT = Path(__file__).resolve().parent.parent
+H100_SMS = 132
+
+
+def test_kernels_on_one_stream_run_in_order():
+    gpu = VirtualGPU("sm_90")
+    assert gpu.schedule(0, ready=0.0, seconds=1.0, ctas=4) == 0.0
+    assert gpu.schedule(0, ready=0.1, seconds=1.0, ctas=4) == 1.0      # behind the first, though SMs are free
+    assert gpu.stream_end == gpu.end_of(0) == 2.0
+
+
+def test_kernels_on_two_streams_overlap_only_on_free_sms():
+    gpu = VirtualGPU("sm_90")
+    gpu.schedule(1, ready=0.0, seconds=1.0, ctas=66)                   # half the SMs
+    assert gpu.schedule(2, ready=0.1, seconds=1.0, ctas=66) == 0.1     # the other half: side by side
+    assert gpu.schedule(3, ready=0.2, seconds=1.0, ctas=1) == 1.0      # none left until the first ends
+    assert gpu.stream_end == 2.0
+
+
+def test_a_kernel_that_fills_the_gpu_waits_for_every_other_stream():
+    gpu = VirtualGPU("sm_90")
+    gpu.schedule(1, ready=0.0, seconds=1.0, ctas=4)
+    gpu.schedule(2, ready=0.0, seconds=3.0, ctas=4)
+    assert gpu.schedule(3, ready=0.5, seconds=1.0, ctas=4 * H100_SMS) == 3.0
+    # dispatched in launch order: a small kernel launched after it does not jump ahead
+    assert gpu.schedule(1, ready=0.6, seconds=1.0, ctas=1) == 4.0
+
+
+def test_a_wait_delays_only_the_waiting_stream():
+    gpu = VirtualGPU("sm_90")
+    gpu.schedule(1, ready=0.0, seconds=2.0, ctas=4)
+    gpu.wait(2, gpu.end_of(1))
+    assert gpu.schedule(2, ready=0.1, seconds=1.0, ctas=4) == 2.0
+    gpu.wait(3, None)                                                   # an event never recorded: no wait
+    assert gpu.schedule(3, ready=2.1, seconds=1.0, ctas=4) == 2.1
+
+
+@functools.cache
+def _run(script: Path):
+    pytest.importorskip("torch")
+    from playground.virtual import session
+    return session.run_script(str(script), [], "sm_90", execute=False, quiet_stdout=False)
+
+
+def test_events_and_waits_in_a_script_order_its_streams(capfd):
+    run = _run(ROOT / "tests" / "data" / "scripts" / "stream_events.py")
+    out = capfd.readouterr().out
+    assert run.exit_code == 0
+    _, a, b, c, d = run.launches
+    assert {a["stream"], c["stream"]} == {1} and {b["stream"], d["stream"]} == {2}
+    assert b["gpu_start"] < a["gpu_end"]                     # 1. independent: side by side
+    assert d["gpu_start"] == pytest.approx(c["gpu_end"])     # 2. waited for the event after c
+    assert "first done, second busy: True False" in out      # 3. first.synchronize() waited for c only
+    assert "after synchronize: True" in out
+
+
+def test_the_lessons_example_gains_from_streams_only_while_sms_are_idle(capfd):
+    from playground.virtual import text, timeline
+    run = _run(ROOT / "examples" / "scripts" / "streams.py")
+    out = capfd.readouterr().out
+    ratios = [float(x) for x in re.findall(r"\(([0-9.]+)x\)", out)]
+    few_rows, many_rows = ratios
+    assert few_rows < 0.55                 # 4 programs each: two kernels fit side by side
+    assert many_rows == pytest.approx(1.0, abs=0.02)   # 528 programs each: both fill the GPU
+    tracks = [e["args"]["name"] for e in timeline.events(run.trace)["traceEvents"] if e["name"] == "thread_name"]
+    assert tracks == ["host (measured here)", "GPU stream 0 (default) (modelled)", "GPU stream 1 (modelled)",
+                      "GPU stream 2 (modelled)"]
+    shown = text.format_text(run.trace)
+    assert "stream  starts at us" in shown and re.search(r"on 3 streams, [0-9.]+ ms of it side by side", shown)
+    json.dumps(run.trace)
