@@ -40,6 +40,7 @@ class Access:
     bits: int              # per thread: 32 for .b32, 128 for .v4.b32
     ways: int | None       # worst over the warps; None when not analysed
     why_not: str = ""      # why `ways` is None
+    assumed: str = ""      # the rule it was counted under, where that rule is an assumption
 
     @property
     def conflicted(self) -> bool:
@@ -64,13 +65,17 @@ class BankReport:
                 parts.append(f"{len(analysed)} analysed: " + ", ".join(
                     f"{n} {'conflict-free' if w == 1 else f'with {w}-way conflicts'}"
                     for w, n in sorted(worst.items())))
+            assumed = sorted({a.assumed for a in analysed if a.assumed})
+            if assumed:
+                parts[-1] += f" ({', '.join(assumed)})"
         skipped = Counter(a.why_not for a in mine if a.ways is None)
         parts += [f"{n} {why}" for why, n in skipped.items()]
         return "; ".join(parts)
 
     def as_dict(self) -> dict:
         return {"threads": self.threads,
-                "accesses": [{"line": a.line, "kind": a.kind, "bits": a.bits, "ways": a.ways, "why_not": a.why_not}
+                "accesses": [{"line": a.line, "kind": a.kind, "bits": a.bits, "ways": a.ways, "why_not": a.why_not,
+                              "assumed": a.assumed}
                              for a in self.accesses]}
 
 

@@ -14,6 +14,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from ..report.report import table
+from . import lds_banks
 from .bank_conflicts import BankReport, analyse
 from .instruction_mix import gcn_mix, sass_mix
 
@@ -75,7 +76,7 @@ class Report:
     spill_store_bytes: int
     spill_load_bytes: int
     hints: list[str] = field(default_factory=list)
-    banks: BankReport | None = None    # shared-memory bank conflicts from the PTX (NVIDIA only)
+    banks: BankReport | None = None    # bank conflicts: from the PTX (NVIDIA), from the amdgcn's LDS accesses (AMD)
 
     def as_dict(self) -> dict:
         d = asdict(self)
@@ -115,6 +116,8 @@ def read(compiled) -> Report:
                     spill_store_bytes=r.spill_store_bytes, spill_load_bytes=r.spill_load_bytes)
     if compiled.target.is_nvidia:
         report.banks = analyse(compiled.stage("ptx"), compiled.config.num_warps * 32)
+    else:
+        report.banks = lds_banks.analyse(compiled.stage("amdgcn"), compiled.config.num_warps * 64)
     report.hints = hints(report)
     return report
 
@@ -140,9 +143,10 @@ def hints(report: Report) -> list[str]:
     conflicted = [a for a in (report.banks.accesses if report.banks else []) if a.conflicted]
     if conflicted:
         worst = max(conflicted, key=lambda a: a.ways)
+        where, group = ("PTX", "warp's threads") if report.code == "SASS" else ("amdgcn", "wave's lanes")
         out.append(f"{len(conflicted)} shared-memory access(es) with bank conflicts, the worst {worst.ways}-way "
-                   f"(PTX line {worst.line}): a warp's threads hit one bank at different words; "
-                   f"a padded or swizzled layout spreads them")
+                   f"({where} line {worst.line}{', ' + worst.assumed if worst.assumed else ''}): a {group} hit "
+                   f"one bank at different words; a padded or swizzled layout spreads them")
     if report.pipeline.dot_in_loop and not report.pipeline.pipelined:
         out.append("loop not pipelined: the K loop has no multi-buffered shared memory; "
                    "num_stages >= 2 lets loads of the next tiles overlap the math")
@@ -199,8 +203,10 @@ def _detail(report: Report, key: str) -> str:
     if key in ("shared_load", "shared_store"):
         parts = [f"{mix['ldmatrix']} of them ldmatrix (LDSM)"] if key == "shared_load" and mix.get("ldmatrix") else []
         banks = report.banks.summary("load" if key == "shared_load" else "store") if report.banks else ""
-        if banks:
+        if banks and report.code == "SASS":
             parts.append(f"banks, from the PTX's {'ld' if key == 'shared_load' else 'st'}.shared: {banks}")
+        elif banks:
+            parts.append(f"banks, from the amdgcn's {'ds_read' if key == 'shared_load' else 'ds_write'}: {banks}")
         return "; ".join(parts)
     if key == "conversion":
         return ", ".join(f"{op} x{n}" for op, n in report.conversion_opcodes.items())
