@@ -116,3 +116,10 @@ def test_tritons_kernels_on_gfx942(kernel, meta, loads, stores):
     if kernel == "gemm":
         analysed = [a for a in report.accesses if a.kind == "load" and a.ways is not None]
         assert {a.bits for a in analysed} == {128} and not any(a.assumed for a in analysed)
+
+
+def test_only_gfx942_is_counted():
+    from playground.artefact import codeinspect
+    from playground.core.request import Request
+    assert codeinspect.read(Request.of("softmax", "gfx942").compile()).banks is not None
+    assert codeinspect.read(Request.of("softmax", "gfx950").compile()).banks is None

@@ -116,7 +116,7 @@ def read(compiled) -> Report:
                     spill_store_bytes=r.spill_store_bytes, spill_load_bytes=r.spill_load_bytes)
     if compiled.target.is_nvidia:
         report.banks = analyse(compiled.stage("ptx"), compiled.config.num_warps * 32)
-    else:
+    elif compiled.target.name in lds_banks.TARGETS:
         report.banks = lds_banks.analyse(compiled.stage("amdgcn"), compiled.config.num_warps * 64)
     report.hints = hints(report)
     return report

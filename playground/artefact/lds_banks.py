@@ -33,6 +33,9 @@ import numpy as np
 from .bank_conflicts import BANKS, WORD, Access, BankReport
 
 WAVE = 64
+# the targets whose LDS the sources above describe (CDNA3); CDNA4's LDS is larger, and its banks and
+# phases are not in them, so gfx950 and older chips get no count rather than a borrowed one
+TARGETS = ("gfx942",)
 _MASK32 = (1 << 32) - 1
 
 # ds_read_b128: the lane groups served together (Composable Kernel documentation, as above)
