@@ -886,7 +886,9 @@ def _refuse_overwrite(path, force: bool) -> None:
               help="The shapes --run uses (default: --shape's when they are small, else each dimension over 64 made 64).")
 @click.option("--max-autotune", "max_autotune", is_flag=True,
               help="Inductor's max-autotune: each GEMM's candidates (the library and Triton templates), ranked by "
-                   "a model since none can be timed here; the plan takes the best-modelled template.")
+                   "a model since none can be timed here (the library at the roofline, each template by the "
+                   "performance model on kernels/gemm.py compiled with its config); the plan takes the "
+                   "best-modelled template.")
 def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force, run_check, run_shape,
                  max_autotune):
     """What torch.compile launches for EXPR on the target: library calls and the Triton kernels it fuses.

@@ -9,19 +9,23 @@ Inductor fuses into it) can be shown. That choice is the model's, never Inductor
 Epilogue fusion, which Inductor would also benchmark under max_autotune, is decided without timing
 (`benchmark_epilogue_fusion` off).
 
-The model, per candidate, from the device table (core/devices.py) and figures/roofline.estimate:
-- work: 2·M·N·K FLOPs.
-- library: at the roofline, each operand read from DRAM once, with no wave quantisation (its kernels
-  are not visible here): the best a GEMM can do.
-- template: CTAs = ceil(M/BLOCK_M)·ceil(N/BLOCK_N) per batch; each CTA reads its BLOCK_M x K strip of A
-  and K x BLOCK_N strip of B, so DRAM bytes are CTAs x (BLOCK_M + BLOCK_N) x K + M·N (the output), times
-  the element size: the tiled GEMM's traffic with no reuse through L2, an upper bound that makes
-  small tiles pay for re-reading the operands; CTAs per SM from the occupancy calculator
-  (figures/occupancy.compute) with num_warps·32 threads, shared memory as Inductor estimates it
+The model, per candidate, labelled modelled wherever it is shown:
+- library: at the roofline, 2·M·N·K FLOPs and each operand read from DRAM once, with no wave
+  quantisation (its kernels are not visible here): the best a GEMM can do.
+- Triton template, fp16 or bf16: the performance model (model/explain.py, as `bench` and `sweep` use it)
+  on a stand-in binary. Inductor's mm template is the grouped, tiled GEMM of kernels/gemm.py (the same
+  program order over GROUP_M rows of tiles, the same K loop of tl.dot); the stand-in is that kernel
+  compiled for the target with the candidate's BLOCK_M/N/K, GROUP_M, num_warps and num_stages, so its
+  registers, shared memory, occupancy and instruction family are a real compile's. What it leaves out
+  is the template's own code: its epilogue (the ops fused into it) and its index arithmetic. Configs the
+  model cannot order (model.explain.same_time) share a rank, marked as a tie, as in `sweep`.
+- Triton template in other dtypes (no stand-in): CTAs = ceil(M/BLOCK_M)·ceil(N/BLOCK_N) per batch;
+  DRAM bytes = CTAs x (BLOCK_M + BLOCK_N) x K + M·N, times the element size (the tiled GEMM's traffic
+  with no reuse through L2, an upper bound); CTAs per SM from the occupancy calculator with
+  num_warps·32 threads, shared memory as Inductor estimates it
   (torch/_inductor/template_heuristics/triton.py, get_shared_memory_estimation: element size x
-  (BLOCK_M·BLOCK_K + BLOCK_N·BLOCK_K) x num_stages + 128), and registers counted as the fp32
-  accumulator alone, BLOCK_M·BLOCK_N / threads (a lower bound: the templates are not compiled here);
-  then the roofline time over the wave fill.
+  (BLOCK_M·BLOCK_K + BLOCK_N·BLOCK_K) x num_stages + 128) and registers counted as the fp32
+  accumulator alone; then the roofline time over the wave fill.
 """
 from __future__ import annotations
 
@@ -42,9 +46,14 @@ def template_config(description: str) -> dict:
     return out
 
 
-def model(kind: str, config: dict, m: int, n: int, k: int, batch: int, element: int, device, matrix: str) -> dict:
+STAND_IN = "gemm"            # kernels/gemm.py: the grouped, tiled GEMM Inductor's mm template also is
+AMD_OPTIONS = ("matrix_instr_nonkdim", "waves_per_eu", "kpack")
+
+
+def model(kind: str, config: dict, m: int, n: int, k: int, batch: int, element: int, device, matrix: str,
+          target: str | None = None) -> dict:
     """One candidate's modelled time (module docstring), with the figures it rests on."""
-    from ..figures import occupancy, roofline
+    from ..figures import roofline
     flops = 2 * batch * m * n * k
     peak, _ = roofline.peak_for(device, matrix)
     if kind == "library":
@@ -52,6 +61,46 @@ def model(kind: str, config: dict, m: int, n: int, k: int, batch: int, element: 
         est = roofline.estimate(flops, nbytes, peak, device.mem_bandwidth_gbs)
         return {"modelled_us": est.seconds * 1e6, "dram_bytes": nbytes,
                 "basis": "roofline, operands read once (a library's kernels are not visible here)"}
+    if matrix in ("fp16", "bf16") and target is not None:
+        return stand_in(config, m, n, k, batch, element, matrix, target)
+    return _without_stand_in(config, m, n, k, batch, element, device, peak)
+
+
+def stand_in(config: dict, m: int, n: int, k: int, batch: int, element: int, dtype: str, target: str) -> dict:
+    """The performance model on kernels/gemm.py compiled with the template's tiles, warps and stages."""
+    from ..core.request import Request
+    from ..figures import launch, occupancy
+    from ..model import explain
+    bm, bn, bk = config.get("BLOCK_M", 64), config.get("BLOCK_N", 64), config.get("BLOCK_K", 32)
+    meta = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": config.get("GROUP_M", 8)}
+    if not target.startswith("sm_"):
+        meta.update({name: config[name] for name in AMD_OPTIONS if name in config})
+    ctas = batch * math.ceil(m / bm) * math.ceil(n / bn)
+    out = {"ctas": ctas, "smem_bytes": element * (bm * bk + bn * bk) * config.get("num_stages", 2) + SMEM_EXTRA_BYTES}
+    basis = (f"performance model on kernels/{STAND_IN}.py compiled with this config (the same grouped tiled GEMM; "
+             f"the template's epilogue is not in it)")
+    try:
+        compiled = Request.of(STAND_IN, target, meta=meta, num_warps=config.get("num_warps", 4),
+                              num_stages=config.get("num_stages", 2), shape={"M": m, "N": n, "K": k},
+                              dtype=dtype).compile()
+        occ = occupancy.of(compiled)
+        out.update(shared_bytes=compiled.resources.shared_total, registers=compiled.resources.registers,
+                   blocks_per_sm=occ.active_blocks_per_sm if occ.launchable else 0)
+        if not occ.launchable:
+            return {**out, "modelled_us": math.inf, "basis": f"cannot launch: {', '.join(occ.limiter)}"}
+        work = None if batch == 1 else (2 * batch * m * n * k, batch * (m * k + k * n + m * n) * element,
+                                        batch * launch.ctas(compiled))
+        e = explain.explain(compiled, work=work)
+    except Exception as err:            # a config the stand-in cannot take: say so, rank it last
+        return {**out, "modelled_us": math.inf, "basis": f"not modelled: {str(err).splitlines()[0][:160]}"}
+    waves = math.ceil(ctas / (out["blocks_per_sm"] * launch.device_of(compiled).num_sms))
+    return {**out, "waves": waves, "modelled_us": e.seconds * 1e6, "modelled_low_us": e.low * 1e6,
+            "modelled_high_us": e.high * 1e6, "bound": explain.NAMES[e.bound], "basis": basis}
+
+
+def _without_stand_in(config: dict, m: int, n: int, k: int, batch: int, element: int, device, peak) -> dict:
+    from ..figures import occupancy, roofline
+    flops = 2 * batch * m * n * k
     bm, bn, bk = config.get("BLOCK_M", 64), config.get("BLOCK_N", 64), config.get("BLOCK_K", 32)
     threads = 32 * config.get("num_warps", 4)
     smem = element * (bm * bk + bn * bk) * config.get("num_stages", 2) + SMEM_EXTRA_BYTES
@@ -77,6 +126,26 @@ def by_modelled_time(candidate: dict) -> float:
     return math.inf if candidate["modelled_us"] is None else candidate["modelled_us"]
 
 
+def rank(candidates: list[dict]) -> None:
+    """rank_modelled (1 = fastest by the model) and tie: a candidate the model cannot order against the
+    first of the group above it (explain.same_time: within 2%, or in the other order at an end of the
+    band) shares its rank. Candidates with no time come last, in order."""
+    from ..model.explain import same_time
+
+    def times(c):
+        return {"modelled_seconds": c["modelled_us"], "modelled_low": c.get("modelled_low_us"),
+                "modelled_high": c.get("modelled_high_us")}
+    leader, place = None, 0
+    for i, c in enumerate(sorted(candidates, key=by_modelled_time), 1):
+        timed = c["modelled_us"] is not None
+        if leader is None or not timed or leader["modelled_us"] is None or not same_time(times(leader), times(c)):
+            leader, place = c, i
+            c["tie"] = False
+        else:
+            c["tie"] = True
+        c["rank_modelled"] = place
+
+
 def install(target: str, element: int, matrix: str) -> list[dict]:
     """Make Inductor's autotuning answer from the model; returns the list each GEMM's candidates are
     recorded in, as the plan reports them."""
@@ -99,7 +168,7 @@ def install(target: str, element: int, matrix: str) -> list[dict]:
         for choice in choices:
             kind = "Triton template" if type(choice).__name__ == "TritonTemplateCaller" else "library"
             config = template_config(getattr(choice, "description", "")) if kind != "library" else {}
-            figures = model(kind, config, m, n, k, batch, element, device, matrix)
+            figures = model(kind, config, m, n, k, batch, element, device, matrix, target)
             candidates.append({"name": choice.name, "kind": kind, "config": config, **figures})
             timings[choice] = figures["modelled_us"]
         for c in candidates:     # JSON has no infinity: a candidate that cannot launch has no time
@@ -109,9 +178,7 @@ def install(target: str, element: int, matrix: str) -> list[dict]:
         for choice in choices:     # what Inductor is told: the taken template fastest, the rest after it
             if taken is not None and choice.name != taken:
                 timings[choice] = max(timings[choice], 0.0) + 1e9
-        ranked = sorted(candidates, key=by_modelled_time)
-        for place, c in enumerate(ranked, 1):
-            c["rank_modelled"] = place
+        rank(candidates)
         recorded.append({"op": name, "m": m, "n": n, "k": k, "batch": batch, "taken": taken,
                          "candidates": candidates})
         return timings

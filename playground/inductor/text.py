@@ -5,7 +5,7 @@ import math
 
 from ..report.report import table
 from ..units import size
-from .autotune import by_modelled_time
+from .autotune import STAND_IN, by_modelled_time
 from .fakes import ROCM_RELEASE
 from .plan import Plan, shapes_text
 
@@ -111,18 +111,22 @@ def autotune_lines(p: Plan, shown: int = 8) -> list[str]:
         shape = f"{gemm['m']}x{gemm['n']}x{gemm['k']}" + (f" (x{gemm['batch']})" if gemm["batch"] > 1 else "")
         out += ["", f"autotune    {gemm['op']} {shape}: {len(ranked)} candidates; a GPU times every one and Inductor "
                     f"keeps the fastest. None can be timed here, so they are ranked by a model (modelled, not "
-                    f"measured; inductor/autotune.py):", ""]
+                    f"measured; inductor/autotune.py): the library at the roofline, each template by the "
+                    f"performance model on kernels/{STAND_IN}.py compiled with its config; 'tie': the model "
+                    f"cannot order it against the rank above", ""]
         rows = []
         for c in ranked[:shown]:
             cfg = c["config"]
             tile = (f"{cfg.get('BLOCK_M')}x{cfg.get('BLOCK_N')}x{cfg.get('BLOCK_K')} w{cfg.get('num_warps')} "
                     f"s{cfg.get('num_stages')}") if c["kind"] != "library" else "-"
-            rows.append([str(c["rank_modelled"]), c["name"], c["kind"], tile,
-                         size(c["smem_bytes"]) if "smem_bytes" in c else "-",
-                         str(c.get("blocks_per_sm", "-")), str(c.get("waves", "-")),
-                         f"{c['modelled_us']:.1f}" if c["modelled_us"] is not None else "over the SM's smem (est.)"])
-        out += table(["rank", "candidate", "kind", "tile MxNxK warps stages", "smem", "CTAs/SM", "waves",
-                      "us (modelled)"], rows, align="rllllrrr")
+            shared = size(c["shared_bytes"]) if "shared_bytes" in c else \
+                f"{size(c['smem_bytes'])} (est.)" if "smem_bytes" in c else "-"
+            time = f"{c['modelled_us']:.1f}" if c["modelled_us"] is not None else c.get("basis", "-")
+            rows.append([f"{c['rank_modelled']}{' tie' if c.get('tie') else ''}", c["name"], c["kind"], tile, shared,
+                         str(c.get("blocks_per_sm", "-")), str(c.get("waves", "-")), time,
+                         c.get("bound", "roofline" if c["kind"] == "library" else "-")])
+        out += table(["rank", "candidate", "kind", "tile MxNxK warps stages", "shared", "CTAs/SM", "waves",
+                      "us (modelled)", "bound"], rows, align="rllllrrrl")
         if len(ranked) > shown:
             out.append(f"... and {len(ranked) - shown} more (--json has all)")
         out.append(f"taken       {gemm['taken']}: the best-modelled Triton template, so that its kernel and the "
