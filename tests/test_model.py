@@ -165,3 +165,50 @@ def test_a_persistent_kernel_has_the_tail_of_its_uneven_last_round():
     # 8 tiles of 64 rounds in turn on one CTA, against 8 CTAs of 64 rounds two at a time
     assert t1["latency"] == pytest.approx(2 * t2["latency"], rel=1e-9)
     assert one.seconds >= two.seconds
+
+
+SASS = """
+        /*0000*/                   MOV R1, c[0x0][0x28] ;
+        /*0010*/                   S2R R0, SR_TID.X ;
+.L_x_0:
+        /*0020*/                   HMMA.16816.F32 R4, R8, R12, R4 ;
+        /*0030*/                   IADD3 R2, R2, 0x1, RZ ;
+.L_x_1:
+        /*0040*/                   FFMA R5, R5, R6, R7 ;
+        /*0050*/                   FFMA R5, R5, R6, R7 ;
+        /*0060*/                   FFMA R5, R5, R6, R7 ;
+        /*0070*/               @P0 BRA `(.L_x_1) ;
+        /*0080*/                   HGMMA.64x128x16.F32 R24, gdesc[UR4], R24 ;
+        /*0090*/                   NOP ;
+        /*00a0*/              @!P1 BRA `(.L_x_0) ;
+        /*00b0*/                   EXIT ;
+.L_x_2:
+        /*00c0*/                   BRA `(.L_x_2);
+        /*00d0*/                   NOP ;
+"""
+
+
+def test_sass_instructions_take_the_innermost_loop_with_the_most_instructions():
+    # the inner loop .L_x_1: 3 FFMA and its branch; outside it: the rest, NOPs left out, the final
+    # self-branch included (an upper bound); no matrix instruction in the inner body
+    assert program.sass_instructions(SASS) == (4, 0, 2 + 4 + 1 + 1)
+    flat = SASS.replace("@P0 BRA `(.L_x_1) ;", "ISETP.GE.AND P0, PT, R2, 0x8, PT ;")
+    # with the inner branch gone, the outer loop is the main one: HMMA and HGMMA are its matrix instructions
+    assert program.sass_instructions(flat) == (8, 2, 2 + 1 + 1)
+
+
+def test_instruction_issue_is_the_sass_count_over_four_per_clock_per_sm():
+    compiled = Request.of("flash_attention", "sm_90").compile()
+    prog = program.read(compiled)
+    e = explain.explain(compiled)
+    f = e.figures
+    assert (prog.loop_instructions, prog.loop_mma) == program.sass_instructions(compiled.stage("sass"))[:2]
+    per_warp = prog.loop_instructions * f["rounds_per_cta"] + prog.other_instructions
+    assert f["issued"] == f["ctas"] * compiled.config.num_warps * per_warp
+    typical = e.scenarios["typical"]
+    clock = f["clock_ghz"] * 1e9 * K.CLOCK_SHARE.typical
+    assert "issue" in typical.terms and e.busy["issue"] > 0.5          # attention issues many non-MMA ops
+    full_waves = typical.terms["issue"] * K.ISSUE_PER_CLOCK_NVIDIA * clock * f["num_sms"] / f["issued"]
+    assert full_waves >= 1.0                    # the term is the count over the rate, then wave-quantised
+    assert "issue" not in explain.explain(Request.of("softmax", "gfx942").compile()).figures or \
+        not explain.explain(Request.of("softmax", "gfx942").compile()).figures["issued"]

@@ -83,6 +83,13 @@ SHARED_BYTES_PER_CLOCK = 128
 # AMD publishes no per-CU transcendental rate in its white papers; the model leaves it out there.
 SPECIAL_PER_CLOCK_NVIDIA = 16
 
+# Instruction issue: an SM has four warp schedulers (one per sub-partition), each issuing at most one
+# warp instruction per clock (CUDA C++ Programming Guide, "Compute Capability 8.x" and "9.0": four warp
+# schedulers per SM; Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via Microbenchmarking",
+# 2018: one instruction per scheduler per clock, no dual issue since Volta). Each SASS instruction a warp
+# executes takes one slot. An upper bound on issue: stalls only lower it, and the model does not charge them.
+ISSUE_PER_CLOCK_NVIDIA = 4
+
 # Dense fp16 tensor-core FLOP per clock per SM, from the architecture white papers: A100 (GA100) 1024
 # FMA per clock per SM, H100 (GH100) 2048. A datasheet's fp16 peak divided by SMs and this rate is the
 # clock that peak assumes: 989.4 TFLOPS / (132 x 4096) = 1.83 GHz on H100 SXM, below its 1.98 GHz

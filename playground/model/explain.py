@@ -5,6 +5,8 @@ resources that serve it, each with a rate from the device table or `constants.py
 
   tensor / FMA issue   FLOPs / (SMs x the per-SM rate of the instruction family the code issues)
   special functions    exp, rsqrt, ... results (the spec's count) / (SMs x 16 per clock)
+  instruction issue    SASS warp instructions (the main loop's body per round, the rest once, per warp) /
+                       (SMs x 4 per clock): NVIDIA only
   shared memory        the operand tiles written and read per loop trip (program.py) / (SMs x 128 B/clk); the
                        copy and matrix engines' share is a span (constants.SHARED_ENGINE_SHARE)
   L2                   what every CTA reads (traffic.py) / the L2's bytes per clock
@@ -14,8 +16,9 @@ resources that serve it, each with a rate from the device table or `constants.py
                        at once: (CTA groups per SM) x rounds x latency / R
 
 The kernel body takes as long as its busiest resource (the others overlap it), with one exception:
-with a single CTA on an SM and no warp specialisation, a kernel's matrix products and its special
-functions (attention's softmax) come from the same warps in turn, and add (FlashAttention-3, Shah et
+with a single CTA on an SM and no warp specialisation, a kernel's matrix products and its softmax (its
+special functions, or the issue of its other instructions where that takes longer) come from the same
+warps in turn, and add (FlashAttention-3, Shah et
 al. 2024, section 3: overlapping them takes two warp groups in ping-pong, or warp specialisation).
 Then:
 - wave quantisation, by SMs: an SM's throughput is taken to be its own whether one CTA or several
@@ -46,6 +49,7 @@ from . import program as program_
 from . import traffic as traffic_
 
 NAMES = {"tensor": "tensor-core issue", "fma": "FMA issue", "special": "special functions",
+         "issue": "instruction issue",
          "tensor + special": "tensor cores, then special functions",
          "shared": "shared memory", "l2": "L2",
          "dram": "DRAM", "latency": "load latency", "fill": "pipeline fill", "launch": "launch"}
@@ -130,7 +134,10 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
                "reuse": moved.reuse, "traffic_from_schedule": moved.from_schedule,
                "special": spec.special(cfg.shape) if spec.special and not work else 0,
                "work_items": spec.work_items(cfg.shape, cfg.meta) if spec.work_items and not work else 0,
-               "serial_special": blocks == 1 and "ttg.warp_specialize" not in compiled.stage("ttgir")}
+               "serial_special": blocks == 1 and "ttg.warp_specialize" not in compiled.stage("ttgir"),
+               # warp instructions issued: each warp runs the main loop's body once per round, the rest once
+               "issued": ctas * cfg.num_warps * (prog.loop_instructions * rounds + prog.other_instructions),
+               "issued_outside_mma": ctas * cfg.num_warps * (prog.loop_instructions - prog.loop_mma) * rounds}
     scenarios = {s: _scenario(s, device, compiled.target.name, prog, figures) for s in K.SCENARIOS}
     typical = scenarios["typical"]
     shares = {typical.bound: typical.body / typical.seconds, "fill": typical.fill / typical.seconds,
@@ -172,6 +179,8 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
         terms["l2"] = f["l2_traffic"] / (K.L2_BYTES_PER_CLOCK[target] * clock * at(K.L2_EFFICIENCY))
     if f["special"] and device.is_nvidia:
         terms["special"] = f["special"] / (K.SPECIAL_PER_CLOCK_NVIDIA * clock * sms)
+    if f["issued"] and device.is_nvidia:
+        terms["issue"] = f["issued"] / (K.ISSUE_PER_CLOCK_NVIDIA * clock * sms)
     terms["dram"] = f["dram_traffic"] / (device.mem_bandwidth_gbs * 1e9 * at(K.DRAM_EFFICIENCY))
     # Wave quantisation, by SMs: an SM's throughput is its own whether one CTA or several share it, so a
     # partial last wave costs as many rounds as its busiest SM has CTAs (ceil(last / SMs)), not a full
@@ -196,9 +205,12 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     groups = math.ceil(math.ceil(ctas / sms) / blocks)
     terms["latency"] = groups * f["rounds_per_cta"] * slowest * latency / f["rounds_in_flight"]
     if f["serial_special"] and "special" in terms and "tensor" in terms:
-        # one CTA per SM and no warp specialisation: its warps run the softmax's exponentials and the
-        # matrix products in turn, not side by side (see the module docstring)
-        terms["tensor + special"] = terms.pop("tensor") + terms.pop("special")
+        # one CTA per SM and no warp specialisation: its warps run the softmax (its exponentials, and the
+        # instructions around them, as issue allows) and the matrix products in turn, not side by side
+        softmax = terms.pop("special")
+        if "issue" in terms:
+            softmax = max(softmax, f["issued_outside_mma"] / (K.ISSUE_PER_CLOCK_NVIDIA * clock * sms) / sm_fill)
+        terms["tensor + special"] = terms.pop("tensor") + softmax
     bound = max(terms, key=terms.get)
     body, fill, launch_s = terms[bound], 2 * latency, at(K.LAUNCH_SECONDS)
     return Scenario(seconds=body + fill + launch_s, body=body, fill=fill, launch=launch_s, terms=terms, bound=bound)
@@ -222,8 +234,12 @@ def _notes(compiled, prog, moved, f) -> list[str]:
                      "so they are not modelled")
     elif not compiled.target.is_nvidia:
         notes.append("special functions: no published rate for AMD, so they are not modelled")
-    notes.append("not modelled: bank conflicts, instruction issue other than the matrix, FMA and "
-                 "special-function units, uneven work across CTAs")
+    if compiled.target.is_nvidia:
+        notes.append("instruction issue: SASS counts (the main loop's body once per round), at 4 per clock per SM "
+                     "with no stalls; not modelled: bank conflicts, stalls, uneven work across CTAs")
+    else:
+        notes.append("not modelled: instruction issue (no published rate used for AMD here), bank conflicts, "
+                     "uneven work across CTAs")
     notes.append("checked against published measurements (benchmarks/model_accuracy.py), its median error is "
                  "near 30%, and it is more often too fast than too slow")
     return notes

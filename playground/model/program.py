@@ -48,6 +48,9 @@ class Program:
     dot_tile: tuple | None       # (BM, BN) of the dot's result, when the kernel has one
     warps_m: int = 1             # the MMA layout's warps along M and N
     warps_n: int = 1
+    loop_instructions: int = 0   # SASS instructions in the main loop's body, per warp per trip (NVIDIA)
+    loop_mma: int = 0            # of those, matrix instructions
+    other_instructions: int = 0  # SASS instructions outside it, per warp, counted once
 
     def shared_bytes_per_round(self, elem: int, block_k: int) -> tuple[int, int]:
         """Shared-memory traffic of one trip of a matmul loop, as (issued by threads, issued by the copy
@@ -87,9 +90,48 @@ def read(compiled) -> Program:
     layout = _MMA_LAYOUT.search(ttgir)
     wm, wn = (int(layout.group(2)), int(layout.group(3))) if layout else (1, 1)
     dot = _DOT_RESULT.search(ttgir)
+    loop, mma, other = sass_instructions(compiled.stage("sass")) if compiled.target.is_nvidia else (0, 0, 0)
     return Program(mma_family=family(compiled), load_bytes_per_round=per_round, load_lines=lines,
                    rounds_in_flight=rounds, async_copy=pipe.async_copy,
-                   dot_tile=(int(dot.group(1)), int(dot.group(2))) if dot else None, warps_m=wm, warps_n=wn)
+                   dot_tile=(int(dot.group(1)), int(dot.group(2))) if dot else None, warps_m=wm, warps_n=wn,
+                   loop_instructions=loop, loop_mma=mma, other_instructions=other)
+
+
+_SASS_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_.]*)")
+_SASS_LABEL = re.compile(r"^\s*(\.L_x_\d+):")
+_SASS_BRANCH = re.compile(r"\bBRA\b[^;]*?(\.L_x_\d+)")
+
+
+def sass_instructions(sass: str) -> tuple[int, int, int]:
+    """(instructions in the main loop's body, matrix instructions among them, instructions elsewhere), per
+    warp, from SASS. A loop is a label and a later branch back to it; the main loop is the innermost one
+    with the most instructions (a K loop, a persistent kernel's row loop). NOPs (alignment) are not counted;
+    nor is code after EXIT that nothing reaches, which the count outside the loop includes: an upper bound.
+    """
+    opcodes: list[str] = []
+    labels: dict[str, int] = {}
+    loops = []
+    for line in sass.splitlines():
+        label = _SASS_LABEL.match(line)
+        if label:
+            labels[label.group(1)] = len(opcodes)
+            continue
+        m = _SASS_INSTRUCTION.match(line)
+        if not m:
+            continue
+        branch = _SASS_BRANCH.search(line)
+        if branch and branch.group(1) in labels:
+            loops.append((labels[branch.group(1)], len(opcodes) + 1))
+        opcodes.append(m.group(1))
+    counted = [op != "NOP" for op in opcodes]
+    innermost = [(a, b) for a, b in loops if b - a > 1 and not any(a <= c < d <= b and (c, d) != (a, b)
+                                                                     for c, d in loops)]
+    if not innermost:
+        return 0, 0, sum(counted)
+    a, b = max(innermost, key=lambda ab: sum(counted[ab[0]:ab[1]]))
+    body = sum(counted[a:b])
+    mma = sum(1 for op in opcodes[a:b] if "MMA" in op.split(".")[0])
+    return body, mma, sum(counted) - body
 
 
 def family(compiled) -> str | None:
