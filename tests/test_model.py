@@ -212,3 +212,14 @@ def test_instruction_issue_is_the_sass_count_over_four_per_clock_per_sm():
     assert full_waves >= 1.0                    # the term is the count over the rate, then wave-quantised
     assert "issue" not in explain.explain(Request.of("softmax", "gfx942").compile()).figures or \
         not explain.explain(Request.of("softmax", "gfx942").compile()).figures["issued"]
+
+
+def test_with_a_launchs_own_bytes_a_round_counts_what_one_trip_loads_and_stores():
+    # the virtual GPU's path: `work` bytes are loads and stores together, so one trip's share is both
+    compiled = Request.of("vector_add", "sm_90").compile()
+    prog = program.read(compiled)
+    assert (prog.load_bytes_per_round, prog.store_bytes_per_round) == (2 * 1024 * 4, 1024 * 4)
+    n = compiled.config.shape["N"]
+    ctas = math.ceil(n / 1024)
+    e = explain.explain(compiled, work=(n, 3 * n * 4, ctas))
+    assert e.figures["rounds_per_cta"] == 1.0          # one block of each array per program, not 1.5

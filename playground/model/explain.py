@@ -117,7 +117,10 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     slots = blocks * device.num_sms
     moved = (traffic_.Traffic(dram_bytes=work[1], l2_load_bytes=work[1], output_bytes=0, from_schedule=False)
              if work else traffic_.traffic(compiled, slots, device.l2_bytes))
-    rounds = max(1.0, moved.l2_load_bytes / ctas / prog.load_bytes_per_round) if prog.load_bytes_per_round else 1.0
+    # a CTA's trips of its main loop: the bytes it loads over those one trip loads (with `work`, whose bytes
+    # count loads and stores together, over what one trip loads and stores)
+    per_round = prog.load_bytes_per_round + (prog.store_bytes_per_round if work else 0)
+    rounds = max(1.0, moved.l2_load_bytes / ctas / per_round) if prog.load_bytes_per_round else 1.0
     shared = (0, 0)
     if prog.dot_tile and prog.load_bytes_per_round:
         bm, bn = prog.dot_tile

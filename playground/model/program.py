@@ -25,6 +25,9 @@ from ..figures import roofline
 _LOAD_OPS = ("tt.load ", "ttg.async_copy_global_to_local ", "ttng.async_tma_copy_global_to_local ",
              "tt.descriptor_load ", "amdg.buffer_load ", "amdgpu.buffer_load ", "amdg.buffer_load_to_local ",
              "amdgpu.buffer_load_to_local ")
+# the tile a store writes to global memory (the value's tile follows the pointer tensor)
+_STORE_OPS = ("tt.store ", "tt.descriptor_store ", "ttng.async_tma_copy_local_to_global ", "amdg.buffer_store ",
+              "amdgpu.buffer_store ")
 _PTR_TILE = re.compile(r"tensor<((?:\d+x)*)!tt\.ptr<([a-z0-9]+)>")
 _VALUE_TILE = re.compile(r"(?:tensor|memdesc)<((?:\d+x)+)([a-z][a-z0-9]*)")
 _LOC = re.compile(r"loc\((#loc\d+)\)\s*$")
@@ -48,6 +51,7 @@ class Program:
     dot_tile: tuple | None       # (BM, BN) of the dot's result, when the kernel has one
     warps_m: int = 1             # the MMA layout's warps along M and N
     warps_n: int = 1
+    store_bytes_per_round: int = 0   # bytes one CTA stores to global memory per trip, counted the same way
     loop_instructions: int = 0   # SASS instructions in the main loop's body, per warp per trip (NVIDIA)
     loop_mma: int = 0            # of those, matrix instructions
     other_instructions: int = 0  # SASS instructions outside it, per warp, counted once
@@ -87,6 +91,7 @@ def read(compiled) -> Program:
     pipe = codeinspect.pipeline(ttgir)
     rounds = max(1, pipe.buffers - 1) if pipe.pipelined else 1
     per_round, lines = _load_bytes(ttgir, dtypes.size(compiled.config.dtype))
+    stored, _ = _load_bytes(ttgir, dtypes.size(compiled.config.dtype), _STORE_OPS)
     layout = _MMA_LAYOUT.search(ttgir)
     wm, wn = (int(layout.group(2)), int(layout.group(3))) if layout else (1, 1)
     dot = _DOT_RESULT.search(ttgir)
@@ -94,7 +99,7 @@ def read(compiled) -> Program:
     return Program(mma_family=family(compiled), load_bytes_per_round=per_round, load_lines=lines,
                    rounds_in_flight=rounds, async_copy=pipe.async_copy,
                    dot_tile=(int(dot.group(1)), int(dot.group(2))) if dot else None, warps_m=wm, warps_n=wn,
-                   loop_instructions=loop, loop_mma=mma, other_instructions=other)
+                   store_bytes_per_round=stored, loop_instructions=loop, loop_mma=mma, other_instructions=other)
 
 
 _SASS_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_.]*)")
@@ -143,12 +148,13 @@ def family(compiled) -> str | None:
     return None
 
 
-def _load_bytes(ttgir: str, default_elem: int) -> tuple[int, int]:
-    """Bytes per round: each source load line's tile once, inside the main loop when there is one."""
+def _load_bytes(ttgir: str, default_elem: int, ops: tuple = _LOAD_OPS) -> tuple[int, int]:
+    """Bytes per round: each source load (or store, with _STORE_OPS) line's tile once, inside the main loop
+    when there is one."""
     body = _loop_body(ttgir) or ttgir
     tiles: dict[str, int] = {}
     for line in body.splitlines():
-        if not any(op in line for op in _LOAD_OPS):
+        if not any(op in line for op in ops):
             continue
         where = _LOC.search(line)
         key = where.group(1) if where else line
