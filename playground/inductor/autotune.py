@@ -32,6 +32,8 @@ from __future__ import annotations
 import math
 import re
 
+from ..errors import UserError
+
 _PARAM = re.compile(r"(\w+)=('[^']*'|[^,\s]+)")
 SMEM_EXTRA_BYTES = 128        # Inductor's allowance for barriers (get_shared_memory_estimation)
 
@@ -66,23 +68,39 @@ def model(kind: str, config: dict, m: int, n: int, k: int, batch: int, element: 
     return _without_stand_in(config, m, n, k, batch, element, device, peak)
 
 
+def stand_in_request(config: dict, m: int, n: int, k: int, dtype: str, target: str):
+    """kernels/gemm.py with the template's BLOCK_M/N/K, GROUP_M, warps and stages, at the GEMM's shape."""
+    from ..core.request import Request
+    meta = {"BLOCK_SIZE_M": config.get("BLOCK_M", 64), "BLOCK_SIZE_N": config.get("BLOCK_N", 64),
+            "BLOCK_SIZE_K": config.get("BLOCK_K", 32), "GROUP_SIZE_M": config.get("GROUP_M", 8)}
+    if not target.startswith("sm_"):
+        meta.update({name: config[name] for name in AMD_OPTIONS if name in config})
+    return Request.of(STAND_IN, target, meta=meta, num_warps=config.get("num_warps", 4),
+                      num_stages=config.get("num_stages", 2), shape={"M": m, "N": n, "K": k}, dtype=dtype)
+
+
+def compile_side_by_side(requests: list) -> None:
+    """Compile the stand-ins in sweep's process pool, one per core, so that modelling them one by one
+    afterwards reads Triton's cache (a config that fails here fails again, and says why, when modelled)."""
+    import os
+
+    from ..sweep import pool
+    tasks = [{"request": r.ref(), "config": {}, "num_sms": None, "index": i} for i, r in enumerate(requests)]
+    if len(tasks) > 1:
+        pool.in_workers(tasks, min(len(tasks), os.cpu_count() or 1), finish=lambda task, result: None)
+
+
 def stand_in(config: dict, m: int, n: int, k: int, batch: int, element: int, dtype: str, target: str) -> dict:
     """The performance model on kernels/gemm.py compiled with the template's tiles, warps and stages."""
-    from ..core.request import Request
     from ..figures import launch, occupancy
     from ..model import explain
     bm, bn, bk = config.get("BLOCK_M", 64), config.get("BLOCK_N", 64), config.get("BLOCK_K", 32)
-    meta = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": config.get("GROUP_M", 8)}
-    if not target.startswith("sm_"):
-        meta.update({name: config[name] for name in AMD_OPTIONS if name in config})
     ctas = batch * math.ceil(m / bm) * math.ceil(n / bn)
     out = {"ctas": ctas, "smem_bytes": element * (bm * bk + bn * bk) * config.get("num_stages", 2) + SMEM_EXTRA_BYTES}
     basis = (f"performance model on kernels/{STAND_IN}.py compiled with this config (the same grouped tiled GEMM; "
              f"the template's epilogue is not in it)")
     try:
-        compiled = Request.of(STAND_IN, target, meta=meta, num_warps=config.get("num_warps", 4),
-                              num_stages=config.get("num_stages", 2), shape={"M": m, "N": n, "K": k},
-                              dtype=dtype).compile()
+        compiled = stand_in_request(config, m, n, k, dtype, target).compile()
         occ = occupancy.of(compiled)
         out.update(shared_bytes=compiled.resources.shared_total, registers=compiled.resources.registers,
                    blocks_per_sm=occ.active_blocks_per_sm if occ.launchable else 0)
@@ -165,6 +183,13 @@ def install(target: str, element: int, matrix: str) -> list[dict]:
         k = int(input_nodes[-1].get_size()[-2])
         batch = math.prod(size[:-2])
         candidates, timings = [], {}
+        if matrix in ("fp16", "bf16"):
+            configs = [template_config(getattr(c, "description", "")) for c in choices
+                       if type(c).__name__ == "TritonTemplateCaller"]
+            try:
+                compile_side_by_side([stand_in_request(cfg, m, n, k, matrix, target) for cfg in configs])
+            except UserError:         # a config the stand-in refuses: modelled one by one, it says why
+                pass
         for choice in choices:
             kind = "Triton template" if type(choice).__name__ == "TritonTemplateCaller" else "library"
             config = template_config(getattr(choice, "description", "")) if kind != "library" else {}

@@ -18,7 +18,7 @@ def copy_rows(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
                  mask=cols < n_cols)
 
 
-x, y = torch.empty(2, 1 << 22, device=DEVICE), torch.empty(2, 1 << 22, device=DEVICE)
+x, y = torch.empty(2, 1 << 24, device=DEVICE), torch.empty(2, 1 << 24, device=DEVICE)
 first, second = torch.cuda.Stream(), torch.cuda.Stream()
 copy_rows[(2,)](x, y, x.shape[1], BLOCK=1024)          # compile outside what is checked
 torch.cuda.synchronize()
