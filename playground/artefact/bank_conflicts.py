@@ -197,9 +197,17 @@ def _access(number: int, shared, operands: list[str], values: dict, threads: int
 
 def worst_ways(address: np.ndarray) -> int:
     """The largest number of distinct 32-bit words one bank serves for one warp, over the warps."""
+    return phase_ways(address, 1, [range(start, min(start + WARP, len(address)))
+                                   for start in range(0, len(address), WARP)])
+
+
+def phase_ways(address: np.ndarray, words_per_lane: int, phases) -> int:
+    """The largest number of distinct words one bank serves in one phase (a warp here; AMD's lane groups
+    in lds_banks), each lane touching `words_per_lane` words from its address on: 1 is conflict-free."""
     worst = 1
-    words = address // WORD
-    for start in range(0, len(words), WARP):
-        warp = np.unique(words[start:start + WARP])
-        worst = max(worst, int(np.bincount(warp % BANKS, minlength=BANKS).max()))
+    first = address // WORD
+    for lanes in phases:
+        lanes = list(lanes)
+        words = np.unique(np.concatenate([first[lanes] + k for k in range(words_per_lane)]))
+        worst = max(worst, int(np.bincount(words % BANKS, minlength=BANKS).max()))
     return worst

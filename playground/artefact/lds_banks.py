@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bank_conflicts import BANKS, WORD, Access, BankReport
+from .bank_conflicts import Access, BankReport, phase_ways
 
 WAVE = 64
 # the targets whose LDS the sources above describe (CDNA3); CDNA4's LDS is larger, and its banks and
@@ -382,12 +382,3 @@ def _access(ins: _Instruction, ds, state: dict) -> Access:
     return Access(ins.line, kind, shown, phase_ways((address.lanes + offset) & _MASK32, bits // 32, phases),
                   assumed=ASSUMED_32_BIT if bits == 32 else "")
 
-
-def phase_ways(address: np.ndarray, words_per_lane: int, phases: list[list[int]]) -> int:
-    """The largest number of distinct words one bank serves in one phase: 1 is conflict-free."""
-    worst = 1
-    first = address // WORD
-    for lanes in phases:
-        words = np.unique(np.concatenate([first[lanes] + k for k in range(words_per_lane)]))
-        worst = max(worst, int(np.bincount(words % BANKS, minlength=BANKS).max()))
-    return worst

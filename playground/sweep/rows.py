@@ -2,7 +2,8 @@
 
 The same function serves the parent (cache hits) and the workers. A row reads only what its
 figures need: registers from `cuobjdump -res-usage`, spills from the SASS only when the binary
-has a stack frame, the matrix instructions from the PTX (model/program.py). Its figures
+has a stack frame, and what the performance model reads (model/program.py: the matrix instructions
+from the PTX, tiles from TTGIR, instruction counts from the SASS on NVIDIA). Its figures
 are kept in Triton's cache beside the kernel, keyed on everything they depend on, so a rerun
 reads them back.
 """

@@ -43,6 +43,18 @@ def _streams(launches: list[dict]) -> list[int]:
     return sorted({launch.get("stream", 0) for launch in launches}) or [0]
 
 
+def _side_by_side(launches: list[dict]) -> float:
+    """Seconds kernels overlapped, summed over every pair (one stream's kernels never overlap): the time
+    integral of k(k-1)/2 while k kernels run, in one pass over their starts and ends."""
+    edges = sorted((t, step) for launch in launches if launch.get("gpu_start") is not None
+                   for t, step in ((launch["gpu_start"], 1), (launch["gpu_end"], -1)))
+    total, running, before = 0.0, 0, 0.0
+    for t, step in edges:
+        total += running * (running - 1) / 2 * (t - before)
+        running, before = running + step, t
+    return total
+
+
 def format_text(trace: dict, trace_file: str | None = None) -> str:
     launches, variants = trace["launches"], trace["variants"]
     out = [f"{len(launches)} launch{'es' if len(launches) != 1 else ''} of {len(variants)} compiled "
@@ -87,11 +99,7 @@ def format_text(trace: dict, trace_file: str | None = None) -> str:
     busy = sum(launch.get("modelled_seconds") or 0 for launch in launches)
     overlap = ""
     if _streams(launches) != [0]:
-        ran = [launch for launch in launches if launch.get("gpu_start") is not None]
-        together = sum(min(a["gpu_end"], b["gpu_end"]) - max(a["gpu_start"], b["gpu_start"])
-                       for i, a in enumerate(ran) for b in ran[i + 1:] if a["stream"] != b["stream"]
-                       and min(a["gpu_end"], b["gpu_end"]) > max(a["gpu_start"], b["gpu_start"]))
-        overlap = f" on {len(_streams(launches))} streams, {together * 1e3:,.3f} ms of it side by side"
+        overlap = f" on {len(_streams(launches))} streams, {_side_by_side(launches) * 1e3:,.3f} ms of it side by side"
     out.append(f"GPU busy {busy * 1e3:,.3f} ms (modelled){overlap}; the script's host time here "
                f"{trace['host_seconds']:,.3f} s (compiling and interpreting left out)")
     return "\n".join(out)
