@@ -197,6 +197,66 @@ def test_sass_instructions_take_the_innermost_loop_with_the_most_instructions():
     assert program.sass_instructions(flat) == (8, 2, 2 + 1 + 1)
 
 
+def test_local_memory_bytes_are_split_between_the_main_loop_and_the_rest():
+    sass = """
+        /*0000*/                   LDL R2, [R1+0x4] ;
+.L_x_0:
+        /*0010*/                   STL.64 [R1], R4 ;
+        /*0020*/                   LDL.128 R8, [R1+0x10] ;
+        /*0030*/               @P0 BRA `(.L_x_0) ;
+        /*0040*/                   STL.U8 [R1+0x20], R3 ;
+        /*0050*/                   EXIT ;
+"""
+    assert program.sass_local_bytes(sass) == (8 + 16, 4 + 1)
+    assert program.sass_local_bytes(SASS) == (0, 0)
+
+
+def _softmax(num_warps: int):
+    return request_for(registry.load("softmax"), targets.resolve("sm_90"), {"num_warps": num_warps, "BLOCK_SIZE": 16384},
+                       {"M": 4096, "N": 12288}, "fp32").compile()
+
+
+def test_spills_are_local_memory_served_by_l1_then_l2_then_dram():
+    # a 16384-wide row in one warp: 512 floats a thread, and ptxas spills them; in 16 warps it does not
+    one, sixteen = _softmax(1), _softmax(16)
+    r = one.resources
+    assert r.stack_bytes > 0 and r.spill_store_bytes > 0 and not sixteen.resources.spills
+    e = explain.explain(one)
+    f, threads, sms = e.figures, 32, 132
+    # no loop: every STL and LDL once per thread, each warp's access coalesced
+    assert f["local_bytes"] == (r.spill_store_bytes + r.spill_load_bytes) * threads * 4096
+    assert f["local_frame"] == r.stack_bytes
+    # L1 holds what the SM's 256 KB leaves beside shared memory, over the frames of its resident threads
+    blocks = f["ctas_per_sm"]
+    room = K.L1_BYTES_PER_SM["sm_90"] - blocks * (r.shared_total + 1024)
+    assert f["local_l1"] == pytest.approx(f["local_bytes"] * room / (r.stack_bytes * threads * blocks))
+    # the rest goes to L2, which holds 50 MB of the whole chip's frames
+    assert f["local_l2"] == pytest.approx(f["local_bytes"] - f["local_l1"])
+    chip = r.stack_bytes * threads * min(4096, blocks * sms)
+    assert f["local_dram"] == pytest.approx(f["local_l2"] * (1 - 50 * 2**20 / chip))
+    typical = e.scenarios["typical"]
+    assert typical.terms["dram"] == pytest.approx(
+        (f["dram_traffic"] + f["local_dram"]) / (3352e9 * K.DRAM_EFFICIENCY.typical), rel=0.02)
+    assert e.bound == "dram"
+    text = "\n".join(explain.lines(e))
+    assert "of its bytes spills" in text and f"({r.stack_bytes} B frame per thread)" in text
+    # the spilling config is modelled several times slower, not tied with the one that does not spill
+    fast = explain.explain(sixteen)
+    assert fast.figures["local_bytes"] == 0 and e.seconds > 4 * fast.seconds
+
+
+def test_spills_in_the_k_loop_count_once_per_trip():
+    compiled = _gemm("sm_80", shape={"M": 4096, "N": 4096, "K": 4096}, BLOCK_SIZE_N=256, maxnreg=128)
+    prog = program.read(compiled)
+    assert prog.loop_local_bytes > 0
+    e = explain.explain(compiled)
+    f = e.figures
+    assert f["local_bytes"] == pytest.approx(
+        (prog.loop_local_bytes * f["rounds_per_cta"] + prog.other_local_bytes) * 256 * f["ctas"])
+    assert e.seconds > 3 * explain.explain(_gemm("sm_80", shape={"M": 4096, "N": 4096, "K": 4096},
+                                                 BLOCK_SIZE_N=256)).seconds
+
+
 def test_instruction_issue_is_the_sass_count_over_four_per_clock_per_sm():
     compiled = Request.of("flash_attention", "sm_90").compile()
     prog = program.read(compiled)

@@ -145,6 +145,31 @@ def test_amd_spills_are_scratch_traffic():
     """
     # stores: 4 + 16 + 4; loads: 4 + 8.
     assert resources.amd_spill_bytes(asm) == (24, 12)
+    # gfx90a's prologue copies the private segment buffer to s[96:99] and gives s[0:3] to a tensor
+    moved = """
+    s_mov_b64 s[98:99], s[2:3]
+    s_mov_b64 s[96:97], s[0:1]
+    s_mov_b64 s[0:1], s[6:7]
+    buffer_store_dword v2, off, s[96:99], 0 offset:720 ; 4-byte Folded Spill
+    buffer_load_dword v9, off, s[96:99], 0 offset:720 ; 4-byte Folded Reload
+    buffer_store_dwordx4 v[0:3], v4, s[0:3], 0 offen
+    buffer_load_dwordx4 v[4:7], off, s[8:11], 0
+    """
+    assert resources.amd_spill_bytes(moved) == (4, 4)
+
+
+def test_gfx90a_spills_are_counted_where_its_prologue_moves_the_scratch_buffer():
+    """A 32768-wide softmax row in one wave spills on gfx90a: LLVM marks each spill and reload, and the
+    count by width equals what those marks say (every one a 4-byte dword here)."""
+    from playground.core import registry
+    from playground.core import targets as targets_
+    from playground.sweep.space import request_for
+    c = request_for(registry.load("softmax"), targets_.resolve("gfx90a"), {"num_warps": 1, "BLOCK_SIZE": 32768},
+                    {"M": 4096, "N": 32768}, "fp32").compile()
+    asm = c.kernel.asm["amdgcn"]
+    spills, reloads = asm.count("4-byte Folded Spill"), asm.count("4-byte Folded Reload")
+    assert spills > 100 and reloads > 100
+    assert (c.resources.spill_store_bytes, c.resources.spill_load_bytes) == (4 * spills, 4 * reloads)
 
 
 def test_resource_usage_is_kept_beside_the_cubin_and_equals_a_fresh_dump(tmp_path, monkeypatch):

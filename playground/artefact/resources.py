@@ -140,9 +140,12 @@ def amd_from_assembly(asm: str, triton_shared: int) -> Resources:
 
 
 # Scratch (private memory) accesses: flat-scratch `scratch_*` instructions (gfx940+, gfx11), or
-# MUBUF ones addressed through the private segment buffer s[0:3] (AMDGPUUsage's scratch set-up).
-_SCRATCH_ACCESS = re.compile(r"^\s*(?:scratch_(store|load)_(\w+)|buffer_(store|load)_(\w+)\s[^;\n]*,\s*off,\s*s\[0:3\])",
+# MUBUF ones with no per-lane address (`off`) through the private segment buffer: s[0:3] as the kernel
+# receives it (AMDGPUUsage's scratch set-up), or the quad the prologue copies it to (gfx90a moves it to
+# s[96:99] and reuses s[0:3] for a tensor's buffer resource, whose accesses are `offen`).
+_SCRATCH_ACCESS = re.compile(r"^\s*(?:scratch_(store|load)_(\w+)|buffer_(store|load)_(\w+)\s[^;\n]*,\s*off,\s*s\[(\d+):\d+\])",
                              re.MULTILINE)
+_SCRATCH_COPY = re.compile(r"^\s*s_mov_b64\s+s\[(\d+):\d+\],\s*s\[0:1\]", re.MULTILINE)
 _AMD_WIDTH = {"byte": 1, "ubyte": 1, "sbyte": 1, "b8": 1, "u8": 1, "i8": 1, "short": 2, "ushort": 2,
               "sshort": 2, "b16": 2, "u16": 2, "i16": 2, "dword": 4, "b32": 4, "dwordx2": 8, "b64": 8,
               "dwordx3": 12, "b96": 12, "dwordx4": 16, "b128": 16}
@@ -151,7 +154,10 @@ _AMD_WIDTH = {"byte": 1, "ubyte": 1, "sbyte": 1, "b8": 1, "u8": 1, "i8": 1, "sho
 def amd_spill_bytes(asm: str) -> tuple[int, int]:
     """Bytes per lane of the scratch stores and loads in the assembly: what `.vgpr_spill_count` spills move."""
     stores = loads = 0
+    scratch_quads = {"0"} | {m.group(1) for m in _SCRATCH_COPY.finditer(asm)}
     for m in _SCRATCH_ACCESS.finditer(asm):
+        if m.group(3) and m.group(5) not in scratch_quads:
+            continue
         kind, width = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         size = _AMD_WIDTH.get(width.split("_")[0], 4)
         if kind == "store":

@@ -103,3 +103,16 @@ TENSOR_FLOP_PER_CLOCK = {"sm_80": 2048, "sm_90": 4096}
 # asynchronously, a few microseconds each); the CUDA Graphs post on NVIDIA's developer blog measures a
 # few microseconds per short kernel too. An assumption within that range.
 LAUNCH_SECONDS = Span(2e-6, 3e-6, 5e-6)
+
+# The unified L1 data cache and shared memory of one SM (CU), bytes: what local memory (register spills)
+# is cached in beside the shared memory the resident CTAs take. CUDA C++ Programming Guide, "Compute
+# Capability 8.x": 192 KB for 8.0, 128 KB for 8.6 and 8.9; "9.0": 256 KB; "10.0": 256 KB; "12.0": 128 KB.
+# AMD keeps its L1 vector cache apart from the LDS: CDNA2 white paper 16 KB per CU, CDNA3 white paper 32 KB
+# per CU. No source found for CDNA4 (gfx950) or RDNA3 (gfx1100): there the model leaves spills out and says so.
+L1_BYTES_PER_SM = {"sm_80": 192 * 1024, "sm_86": 128 * 1024, "sm_89": 128 * 1024, "sm_90": 256 * 1024,
+                   "sm_100": 256 * 1024, "sm_120": 128 * 1024, "gfx90a": 16 * 1024, "gfx942": 32 * 1024}
+# Which share of local-memory (spill) accesses a cache serves: the cache's room over the spill frames that
+# the threads it serves keep at once (frames no larger than the room all hit). A modelling assumption (every
+# spilled word is as likely to be reused as any other), not a measurement. Local memory is cached in L1 and
+# L2 like global memory, and consecutive threads' words are adjacent, so a warp's access is coalesced (Nsight
+# documentation, "Memory Statistics - Local").

@@ -10,6 +10,11 @@ resources that serve it, each with a rate from the device table or `constants.py
   shared memory        the operand tiles written and read per loop trip (program.py) / (SMs x 128 B/clk); the
                        copy and matrix engines' share is a span (constants.SHARED_ENGINE_SHARE)
   L2                   what every CTA reads (traffic.py) / the L2's bytes per clock
+  local memory         register spills: the STL and LDL bytes the SASS moves per thread (the main loop's
+                       per trip), served by L1 as far as the spill frames of an SM's threads fit beside its
+                       shared memory, then by L2 as far as the whole chip's frames fit, then by DRAM
+                       (constants.L1_BYTES_PER_SM); L1 hits share the SM's one L1/shared-memory path (NVIDIA),
+                       the rest adds to the L2 and DRAM terms
   DRAM                 what the tile schedule fetches and writes (traffic.py) / sustained bandwidth
   latency              Little's law: a CTA keeps R rounds of loads in flight (R from the shared-memory ring
                        the pipeliner built), each taking the DRAM latency; an SM overlaps the CTAs it holds
@@ -51,7 +56,7 @@ from . import traffic as traffic_
 NAMES = {"tensor": "tensor-core issue", "fma": "FMA issue", "special": "special functions",
          "issue": "instruction issue",
          "tensor + special": "tensor cores, then special functions",
-         "shared": "shared memory", "l2": "L2",
+         "shared": "shared memory", "local": "L1 (spills, with shared memory)", "l2": "L2",
          "dram": "DRAM", "latency": "load latency", "fill": "pipeline fill", "launch": "launch"}
 
 
@@ -127,6 +132,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
         block_k = max(1, round(prog.load_bytes_per_round / ((bm + bn) * elem)))
         threads, engines = prog.shared_bytes_per_round(elem, block_k)
         shared = (threads * rounds * ctas, engines * rounds * ctas)
+    local = _local_traffic(compiled, device, prog, rounds, ctas, blocks)
     precision = roofline.matrix_precision(compiled) if prog.mma_family else None
     peak, roof = roofline.peak_for(device, precision)
     figures = {"flops": flops, "dram_traffic": moved.dram_bytes, "l2_traffic": moved.l2_load_bytes + moved.output_bytes,
@@ -140,7 +146,8 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
                "serial_special": blocks == 1 and "ttg.warp_specialize" not in compiled.stage("ttgir"),
                # warp instructions issued: each warp runs the main loop's body once per round, the rest once
                "issued": ctas * cfg.num_warps * (prog.loop_instructions * rounds + prog.other_instructions),
-               "issued_outside_mma": ctas * cfg.num_warps * (prog.loop_instructions - prog.loop_mma) * rounds}
+               "issued_outside_mma": ctas * cfg.num_warps * (prog.loop_instructions - prog.loop_mma) * rounds,
+               **local}
     scenarios = {s: _scenario(s, device, compiled.target.name, prog, figures) for s in K.SCENARIOS}
     typical = scenarios["typical"]
     shares = {typical.bound: typical.body / typical.seconds, "fill": typical.fill / typical.seconds,
@@ -151,6 +158,31 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
                        low=scenarios["optimistic"].seconds, high=scenarios["pessimistic"].seconds,
                        bound=typical.bound, shares=shares, busy=busy, scenarios=scenarios, figures=figures,
                        notes=_notes(compiled, prog, moved, figures))
+
+
+def _local_traffic(compiled, device, prog, rounds: float, ctas: int, blocks: int) -> dict:
+    """Where the kernel's local-memory (spill) bytes are served: {"local_bytes", "local_frame",
+    "local_l1", "local_l2", "local_dram"} (bytes; local_l2 is what misses L1, local_dram what also misses
+    L2). Stores are taken to be cached as loads are (write-back): the sources say local memory is cached,
+    not how stores are."""
+    r, threads = compiled.resources, compiled.config.num_warps * device.warp_size
+    total = (prog.loop_local_bytes * rounds + prog.other_local_bytes) * threads * ctas
+    target = compiled.target.name
+    if not total or target not in K.L1_BYTES_PER_SM:    # none, or no cache size to place them with: a note says so
+        return {"local_bytes": total, "local_frame": 0, "local_l1": 0, "local_l2": 0, "local_dram": 0}
+    # the frame a thread keeps: ptxas's stack frame (cuobjdump STACK) or the amdgcn's ScratchSize; what it
+    # stores, when the binary reports no frame
+    frame = (r.stack_bytes if compiled.target.is_nvidia else r.local_bytes) or r.spill_store_bytes
+    resident = min(blocks, math.ceil(ctas / device.num_sms))
+    room = K.L1_BYTES_PER_SM[target]
+    if compiled.target.is_nvidia:     # NVIDIA's L1 and shared memory are one array: the CTAs' shared memory comes out
+        room = max(0, room - resident * (r.shared_total + device.shared_reserved_per_block))
+    per_sm = frame * threads * resident
+    l1 = total * min(1.0, room / per_sm) if per_sm else total
+    chip = frame * threads * min(ctas, blocks * device.num_sms)
+    l2_hits = min(1.0, device.l2_bytes / chip) if chip else 1.0
+    return {"local_bytes": total, "local_frame": frame, "local_l1": l1, "local_l2": total - l1,
+            "local_dram": (total - l1) * (1 - l2_hits)}
 
 
 def model_clock(device, target: str) -> float:
@@ -178,13 +210,16 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     shared = f["shared_traffic_threads"] + at(K.SHARED_ENGINE_SHARE) * f["shared_traffic_engines"]
     if shared:
         terms["shared"] = shared / (K.SHARED_BYTES_PER_CLOCK * clock * sms)
+    if f["local_l1"] and device.is_nvidia:
+        # spills that hit L1 use the same SRAM path as shared memory (AMD's L1 is its own: no rate used there)
+        terms["local"] = (f["local_l1"] + shared) / (K.SHARED_BYTES_PER_CLOCK * clock * sms)
     if target in K.L2_BYTES_PER_CLOCK:
-        terms["l2"] = f["l2_traffic"] / (K.L2_BYTES_PER_CLOCK[target] * clock * at(K.L2_EFFICIENCY))
+        terms["l2"] = (f["l2_traffic"] + f["local_l2"]) / (K.L2_BYTES_PER_CLOCK[target] * clock * at(K.L2_EFFICIENCY))
     if f["special"] and device.is_nvidia:
         terms["special"] = f["special"] / (K.SPECIAL_PER_CLOCK_NVIDIA * clock * sms)
     if f["issued"] and device.is_nvidia:
         terms["issue"] = f["issued"] / (K.ISSUE_PER_CLOCK_NVIDIA * clock * sms)
-    terms["dram"] = f["dram_traffic"] / (device.mem_bandwidth_gbs * 1e9 * at(K.DRAM_EFFICIENCY))
+    terms["dram"] = (f["dram_traffic"] + f["local_dram"]) / (device.mem_bandwidth_gbs * 1e9 * at(K.DRAM_EFFICIENCY))
     # Wave quantisation, by SMs: an SM's throughput is its own whether one CTA or several share it, so a
     # partial last wave costs as many rounds as its busiest SM has CTAs (ceil(last / SMs)), not a full
     # wave. Chip-wide DRAM and L2 stream at full rate once every SM has a CTA (figures/roofline.py's rule).
@@ -227,6 +262,9 @@ def _notes(compiled, prog, moved, f) -> list[str]:
         notes.append("tl.dot without matrix instructions: modelled on the FMA units")
     if not prog.load_bytes_per_round:
         notes.append("no tile loads found in TTGIR: load latency counted once per CTA")
+    if f["local_bytes"] and compiled.target.name not in K.L1_BYTES_PER_SM:
+        notes.append(f"spills: no published L1 size for {compiled.target.name}, so their local-memory traffic "
+                     "is not modelled")
     if compiled.target.name not in K.L2_BYTES_PER_CLOCK:
         notes.append(f"no published L2 bandwidth for {compiled.target.name}: L2 is not modelled")
     ttir = compiled.stage("ttir")
@@ -288,7 +326,7 @@ def rows(e: Explanation) -> list[tuple[str, str]]:
     f = e.figures
     out = [
         ("time", f"{band_phrase(e)}, {e.tflops:.4g} TFLOP/s at the typical time"),
-        ("bound", f"the kernel's body by {NAMES[e.bound]}; time goes to {shares_phrase(e)}"),
+        ("bound", f"the kernel's body by {NAMES[e.bound]}{_spill_share(e)}; time goes to {shares_phrase(e)}"),
         ("busy", busy_phrase(e)),
         ("traffic", f"{f['flops']:.4g} FLOP on {f['roof']}; DRAM {f['dram_traffic']:.4g} B, L2 {f['l2_traffic']:.4g} B "
                  f"(each byte read from DRAM is read {f['reuse']:.3g}x from L2), shared "
@@ -299,7 +337,21 @@ def rows(e: Explanation) -> list[tuple[str, str]]:
                   f"{f['bytes_per_round']} B per CTA, "
                   f"{f['rounds_in_flight']} in flight; {f['ctas']} CTAs, {f['ctas_per_sm']} per SM"),
     ]
+    if f.get("local_frame"):
+        l1 = f["local_l1"] / f["local_bytes"]
+        l2 = 1 - f["local_dram"] / f["local_l2"] if f["local_l2"] else 1.0
+        out.append(("spills", f"{f['local_bytes']:.4g} B to and from local memory ({f['local_frame']} B frame per "
+                              f"thread): {100 * l1:.3g}% served by L1, then {100 * l2:.3g}% of the rest by L2, "
+                              f"{f['local_dram']:.4g} B by DRAM"))
     return out + [("note", n) for n in e.notes]
+
+
+def _spill_share(e: Explanation) -> str:
+    """", 80% of its bytes spills" when the bound resource is DRAM or L2 and spills are a share of its traffic."""
+    f = e.figures
+    spilled, own = {"dram": (f.get("local_dram", 0), f["dram_traffic"]),
+                    "l2": (f.get("local_l2", 0), f["l2_traffic"])}.get(e.bound, (0, 0))
+    return f", {100 * spilled / (spilled + own):.3g}% of its bytes spills" if spilled else ""
 
 
 def _us(seconds: float) -> str:

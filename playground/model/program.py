@@ -17,7 +17,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..artefact import codeinspect
+from ..artefact import codeinspect, resources
 from ..core import dtypes
 from ..figures import roofline
 
@@ -55,6 +55,8 @@ class Program:
     loop_instructions: int = 0   # SASS instructions in the main loop's body, per warp per trip (NVIDIA)
     loop_mma: int = 0            # of those, matrix instructions
     other_instructions: int = 0  # SASS instructions outside it, per warp, counted once
+    loop_local_bytes: int = 0    # local memory (spills) per thread per trip of the main loop: STL + LDL (NVIDIA)
+    other_local_bytes: int = 0   # local memory per thread outside it, counted once (on AMD: every scratch access)
 
     def shared_bytes_per_round(self, elem: int, block_k: int) -> tuple[int, int]:
         """Shared-memory traffic of one trip of a matmul loop, as (issued by threads, issued by the copy
@@ -96,10 +98,23 @@ def read(compiled) -> Program:
     wm, wn = (int(layout.group(2)), int(layout.group(3))) if layout else (1, 1)
     dot = _DOT_RESULT.search(ttgir)
     loop, mma, other = sass_instructions(compiled.stage("sass")) if compiled.target.is_nvidia else (0, 0, 0)
+    local_loop, local_other = _local_bytes(compiled)
     return Program(mma_family=family(compiled), load_bytes_per_round=per_round, load_lines=lines,
                    rounds_in_flight=rounds, async_copy=pipe.async_copy,
                    dot_tile=(int(dot.group(1)), int(dot.group(2))) if dot else None, warps_m=wm, warps_n=wn,
-                   store_bytes_per_round=stored, loop_instructions=loop, loop_mma=mma, other_instructions=other)
+                   store_bytes_per_round=stored, loop_instructions=loop, loop_mma=mma, other_instructions=other,
+                   loop_local_bytes=local_loop, other_local_bytes=local_other)
+
+
+def _local_bytes(compiled) -> tuple[int, int]:
+    """Local-memory (scratch) bytes per thread: (per trip of the main loop, elsewhere). Only a binary that has
+    local memory is read for them. On AMD every scratch access is counted once, loop or not: a lower bound."""
+    r = compiled.resources
+    if not r.spills:
+        return 0, 0
+    if compiled.target.is_nvidia:
+        return sass_local_bytes(compiled.stage("sass"))
+    return 0, r.spill_store_bytes + r.spill_load_bytes
 
 
 _SASS_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_.]*)")
@@ -107,13 +122,12 @@ _SASS_LABEL = re.compile(r"^\s*(\.L_x_\d+):")
 _SASS_BRANCH = re.compile(r"\bBRA\b[^;]*?(\.L_x_\d+)")
 
 
-def sass_instructions(sass: str) -> tuple[int, int, int]:
-    """(instructions in the main loop's body, matrix instructions among them, instructions elsewhere), per
-    warp, from SASS. A loop is a label and a later branch back to it; the main loop is the innermost one
-    with the most instructions (a K loop, a persistent kernel's row loop). NOPs (alignment) are not counted;
-    nor is code after EXIT that nothing reaches, which the count outside the loop includes: an upper bound.
-    """
+def _sass_main_loop(sass: str) -> tuple[list[str], list[str], tuple[int, int] | None]:
+    """(opcodes, their lines, the main loop's [start, end) among them or None). A loop is a label and a
+    later branch back to it; the main loop is the innermost one with the most instructions (a K loop, a
+    persistent kernel's row loop), NOPs (alignment) not counted."""
     opcodes: list[str] = []
+    text: list[str] = []
     labels: dict[str, int] = {}
     loops = []
     for line in sass.splitlines():
@@ -128,15 +142,36 @@ def sass_instructions(sass: str) -> tuple[int, int, int]:
         if branch and branch.group(1) in labels:
             loops.append((labels[branch.group(1)], len(opcodes) + 1))
         opcodes.append(m.group(1))
-    counted = [op != "NOP" for op in opcodes]
+        text.append(line)
     innermost = [(a, b) for a, b in loops if b - a > 1 and not any(a <= c < d <= b and (c, d) != (a, b)
                                                                      for c, d in loops)]
     if not innermost:
-        return 0, 0, sum(counted)
-    a, b = max(innermost, key=lambda ab: sum(counted[ab[0]:ab[1]]))
-    body = sum(counted[a:b])
+        return opcodes, text, None
+    return opcodes, text, max(innermost, key=lambda ab: sum(op != "NOP" for op in opcodes[ab[0]:ab[1]]))
+
+
+def sass_instructions(sass: str) -> tuple[int, int, int]:
+    """(instructions in the main loop's body, matrix instructions among them, instructions elsewhere), per
+    warp, from SASS. NOPs are not counted; code after EXIT that nothing reaches is, in the count outside
+    the loop: an upper bound."""
+    opcodes, _, loop = _sass_main_loop(sass)
+    counted = sum(op != "NOP" for op in opcodes)
+    if loop is None:
+        return 0, 0, counted
+    a, b = loop
+    body = sum(op != "NOP" for op in opcodes[a:b])
     mma = sum(1 for op in opcodes[a:b] if "MMA" in op.split(".")[0])
-    return body, mma, sum(counted) - body
+    return body, mma, counted - body
+
+
+def sass_local_bytes(sass: str) -> tuple[int, int]:
+    """(bytes per thread the main loop's body moves to and from local memory per trip, bytes elsewhere,
+    counted once): the STL and LDL instructions by width, as `resources.spill_bytes` counts them. Branches
+    are not weighed: a spill on a path not taken is counted all the same."""
+    _, text, loop = _sass_main_loop(sass)
+    a, b = loop or (0, 0)
+    inside = sum(resources.spill_bytes("\n".join(text[a:b]) + "\n"))
+    return inside, sum(resources.spill_bytes("\n".join(text) + "\n")) - inside
 
 
 def family(compiled) -> str | None:
