@@ -158,6 +158,7 @@ def test_amd_spills_are_scratch_traffic():
     assert resources.amd_spill_bytes(moved) == (4, 4)
 
 
+@pytest.mark.slow      # a 35 s compile; the hand-written form above is the quick one
 def test_gfx90a_spills_are_counted_where_its_prologue_moves_the_scratch_buffer():
     """A 32768-wide softmax row in one wave spills on gfx90a: LLVM marks each spill and reload, and the
     count by width equals what those marks say (every one a 4-byte dword here)."""
