@@ -179,3 +179,13 @@ def test_amd_header_counts_vgprs_per_lane_and_sgprs_per_wave():
     (line,) = [l for l in render.header_lines(c) if l.startswith("registers")]
     r = c.resources
     assert line == f"registers   {r.vgprs} VGPRs + {r.agprs} AGPRs per lane, {r.sgprs} SGPRs per wave"
+
+
+def test_a_ptxas_failure_is_one_line_with_ptxas_own_reason_and_stdout_stays_clean():
+    # 64 registers cannot hold a 128x256 tile's accumulators: ptxas refuses. Triton prints the whole PTX and a
+    # reproducer banner to stdout as it raises; none of it may reach --json's stdout.
+    from conftest import outcome
+    code, out, err = outcome("compile", "gemm", "--target", "sm_90", "--meta", "maxnreg=64", "--json")
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and err.startswith("error: gemm: ptxas failed: (C7602) Insufficient registers (64)")
+    assert "register target of" in err and "Repro command" not in err

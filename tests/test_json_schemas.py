@@ -64,6 +64,11 @@ INVOCATIONS = [
     ("occupancy", "gemm", "-t", "sm_90"), ("occupancy", "softmax", "-t", "gfx942"),
     ("occupancy", "--arch", "gfx942", "--threads", "256", "--regs", "96", "--smem", "65536", "--sgprs", "90"),
     ("occupancy", "--arch", "sm_86", "--threads", "256", "--regs", "96", "--smem", "65536", "--grid", "1000"),
+    # a config that cannot launch: no last wave, and a reason in sweep's row
+    ("compile", "gemm", "-t", "sm_80", "-m", "BLOCK_SIZE_N=256,BLOCK_SIZE_K=128", "--num-stages", "4"),
+    ("grid", "gemm", "-t", "sm_80", "-m", "BLOCK_SIZE_N=256,BLOCK_SIZE_K=128", "--num-stages", "4"),
+    ("sweep", "gemm", "-t", "sm_80", "-m", "BLOCK_SIZE_N=256", "-m", "BLOCK_SIZE_K=128", "-m", "num_stages=3,4",
+     "--jobs", "1"),
 ]
 
 

@@ -8,7 +8,9 @@ options never run the compiler twice.
 from __future__ import annotations
 
 import contextlib
+import io
 import re
+import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -198,10 +200,12 @@ def build(request, warn=None) -> Compiled:
     if kernel is not None:
         hits.append(True)
     else:
-        with _quiet_triton(), _listen_for_cache_hits(hits), watch_tiles(target, config, warn):
+        with _quiet_triton(), _listen_for_cache_hits(hits), watch_tiles(target, config, warn), \
+                _stdout_to_stderr() as printed:
             try:
                 kernel = triton.compile(src, target=target.gpu_target(), options=options.__dict__)
             except Exception as e:
+                printed.truncate(0)     # Triton's reproducer dump: the exception carries what it says
                 raise compile_failure(spec, config, e) from e
         if fast_key:
             cache.record(fast_key, kernel)
@@ -249,6 +253,20 @@ def _listen_for_cache_hits(hits: list):
 
 
 @contextlib.contextmanager
+def _stdout_to_stderr():
+    """Keep stdout for the command's own output (--json above all): what Triton prints while it compiles (on a
+    ptxas failure, the whole PTX and a reproducer banner; with TRITON_DUMP_PTXAS_LOG, ptxas's log) goes to
+    stderr instead, or nowhere when the caller truncates it."""
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer):
+            yield buffer
+    finally:
+        if buffer.getvalue():
+            sys.stderr.write(buffer.getvalue())
+
+
+@contextlib.contextmanager
 def _quiet_triton():
     """Triton 3.9 warns that its fp-fusion default will change; the warning is noise in every command."""
     with warnings.catch_warnings():
@@ -261,6 +279,9 @@ def _plain(options: dict) -> dict:
             if k != "extern_libs"}
 
 
+_PTXAS_SAYS = re.compile(r"^\s*ptxas[\w-]*\s+(?:fatal|error)\s*:\s*")
+
+
 def compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Exception:
     """Turn Triton's exception into one message: file:line, the offending line, Triton's words."""
     from triton.compiler.errors import CompilationError
@@ -270,6 +291,12 @@ def compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Excep
     while inner.__cause__ is not None:
         inner = inner.__cause__
     message = (getattr(inner, "error_message", None) or str(inner)).strip().splitlines()
+    if type(inner).__name__ == "PTXASError":
+        # ptxas's own diagnosis ("(C7602) Insufficient registers (64) ... register target of 90 or higher"),
+        # not the reproducer command Triton appends last
+        said = [_PTXAS_SAYS.sub("", line).strip() for line in message if _PTXAS_SAYS.search(line)]
+        said = [line for line in said if not line.startswith("Ptx assembly aborted")]
+        return KernelFailure(f"{spec.name}: ptxas failed: {'; '.join(said) or message[0]}")
     message = message[-1] if message else type(inner).__name__
     # Triton 3.6 gives some messages as the exception's repr, IncompatibleTypeErrorImpl('...'): keep the words.
     wrapped = re.fullmatch(r"\w+\((['\"])(.*)\1\)", message)
