@@ -256,8 +256,8 @@ def list_kernels(as_json):
 @click.option("--no-header", is_flag=True, help="Print the stage alone.")
 @click.option("--no-color", is_flag=True, help="No colours (NO_COLOR does the same).")
 @click.option("--expect", "expect", multiple=True, metavar="'FIGURE OP N'",
-              help="Check the binary: registers, spills, shared, occupancy (50%), blocks_per_sm, or "
-                   "STAGE:REGEX (lines that match), e.g. 'sass:HGMMA >= 4'. Exit 1 if one fails. "
+              help="Check the binary: registers, spills, shared, occupancy (50%), blocks_per_sm, waves, "
+                   "last_wave (50%), or STAGE:REGEX (lines that match), e.g. 'sass:HGMMA >= 4'. Exit 1 if one fails. "
                    "With --expect and no --show, only the header is printed.")
 @click.option("--config", "config_index", default=None, metavar="N|list",
               help="Compile config N of the kernel's configs (an @triton.autotune kernel's own, or the spec's), "

@@ -29,6 +29,8 @@ def test_parse():
     ("regs <= 128", "unknown figure 'regs'"),
     ("amdgcn:v_mfma >= 1", "no stage 'amdgcn'"),
     ("sass:( >= 1", "not a regular expression"),
+    ("occupancy >= 25", "occupancy is a fraction; write 25% or 0.25"),
+    ("last_wave < 50", "write 50% or 0.5"),
 ])
 def test_parse_errors(text, message):
     with pytest.raises(UserError, match=message):

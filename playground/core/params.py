@@ -99,6 +99,8 @@ def check_meta(spec: KernelSpec, meta: dict) -> dict:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
                 raise UserError(f"--meta {key}={value}: a backend option, expected a whole number")
             continue
+        if key in ("num_warps", "num_stages") and key not in known:
+            raise UserError(f"--meta {key}: a launch setting, not a meta-parameter: use --{key.replace('_', '-')} {value}")
         if key not in known:
             raise UserError(f"--meta {key}: {spec.name} has no meta-parameter of that name{_near(key, known)}")
         if isinstance(value, str):

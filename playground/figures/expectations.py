@@ -70,6 +70,8 @@ def parse(text: str, stages: tuple[str, ...]) -> Expectation:
             re.compile(pattern)
         except re.error as e:
             raise UserError(f"--expect '{text}': not a regular expression: {e}") from None
+    elif figure in _FRACTIONS and not rhs.endswith("%") and value > 1:
+        raise UserError(f"--expect '{text}': {figure} is a fraction; write {rhs}% or {value / 100:g}")
     elif figure not in FIGURES:
         raise UserError(f"--expect '{text}': unknown figure '{figure}'; use one of {', '.join(FIGURES)}, "
                         f"or STAGE:REGEX to count lines")
