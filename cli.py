@@ -980,8 +980,9 @@ def check_command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps
     """Run KERNEL on its test cases and compare every output with its PyTorch reference (fp64).
 
     Runs on the local CUDA GPU, or through Triton's interpreter on the CPU when there is none.
-    Each case (with --quick, one small case) also runs with adversarial inputs (x100,
-    all-negative and equal rows, ...), with transposed, sliced and misaligned tensors where the
+    --quick runs the kernel's quick cases. Each case (with --quick, just one small case of them)
+    also runs with adversarial inputs (x100, all-negative and equal rows, ...), with transposed,
+    sliced and misaligned tensors where the
     kernel takes strides, and under each config of its autotune space (a few with --quick). In the
     interpreter, sanitizers report races, out-of-bounds accesses and undefined reads that reach
     an output, with the kernel line. Exit status 1 when any run mismatches, crashes or is

@@ -13,6 +13,11 @@ def kib_exact(n: int) -> str:
     return kib(n) if n % 1024 == 0 else f"{kib(n)} ({n} B)"
 
 
+def count(n: int, noun: str) -> str:
+    """`n` and a plural noun, singular for one: count(1, "waves") -> "1 wave"."""
+    return f"{n} {noun[:-1] if n == 1 and noun.endswith('s') else noun}"
+
+
 def pct(x: float) -> str:
     """A fraction as a percentage, to a tenth, without trailing zeros: 0.25 -> 25%."""
     return f"{x * 100:.1f}".rstrip("0").rstrip(".") + "%"

@@ -81,7 +81,7 @@ def test_a_saved_plan_opens_its_generated_kernel_in_every_command(tmp_path):
     listed = cli("compile", f"{plan_file}#2", "--config", "list")
     assert listed.returncode == 0 and f"{len(kernels['configs'])} configs" in listed.stdout
     library = cli("compile", f"{plan_file}#1")
-    assert library.returncode == 2 and "the plan's generated kernels are steps 2" in library.stderr
+    assert library.returncode == 2 and "the plan's generated kernels are step 2" in library.stderr
     # fuse#2, the last plan, is the same kernel: the same binary as the saved plan's step 2
     last = json.loads(cli("compile", "fuse#2", "--json").stdout)
     assert last["hash"] == compiled["hash"] and last["target"] == "sm_80"

@@ -149,7 +149,7 @@ def measure(request, cuda_graph: bool = False) -> Measured:
 
     spec, target, config = request.spec, request.target, request.config
     if spec.flops is None or spec.bytes is None:
-        raise UserError(f"{spec.name}: its spec gives no FLOP or byte count, so there is no throughput to report")
+        raise UserError(f"{spec.name}: no throughput to report: no FLOP or byte count is known for it (only a KernelSpec gives them)")
     bench_fn = triton.testing.do_bench_cudagraph if cuda_graph else triton.testing.do_bench
     method = "do_bench_cudagraph" if cuda_graph else "do_bench (L2 flushed before each run)"
     launch, inputs, outputs, check = _prepare(spec, config)

@@ -116,7 +116,9 @@ def check_shape(spec: KernelSpec, shape: dict) -> dict:
     dims = list(spec.default_shape)
     for key, value in shape.items():
         if key not in dims:
-            raise UserError(f"--shape {key}: {spec.name} has dimensions {', '.join(dims)}{_near(key, dims)}")
+            close = difflib.get_close_matches(key, dims, n=2, cutoff=0.4)
+            near = f"; did you mean {' or '.join(close)}?" if close else ""
+            raise UserError(f"--shape {key}: {spec.name} has dimensions {', '.join(dims)}{near}")
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise UserError(f"--shape {key}={value}: sizes are positive integers")
     return {**spec.default_shape, **shape}

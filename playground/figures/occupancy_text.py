@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..core.spec import cdiv
 from ..errors import UserError
 from ..report.report import table
-from ..units import kib, pct
+from ..units import count, kib, pct
 from .occupancy import Occupancy, of, round_up, unit_names
 
 
@@ -22,14 +22,15 @@ def describe(occ: Occupancy) -> list[str]:
     """The few lines that say whether it launches, how full an SM gets, and the waves."""
     d = occ.device_table
     sm, block, warp = unit_names(d)
-    where = f"on {occ.device} ({occ.num_sms} {sm}s)"
+    sms = f"{occ.num_sms} {sm}s"
+    where = f"on {occ.device}" if sms in occ.device else f"on {occ.device} ({sms})"   # --num-sms names them already
     if not occ.launchable:
         lines = [f"occupancy   CANNOT LAUNCH {where}: {occ.reason}"]
     else:
         limited = ", ".join(LIMITER_WORDS[d.is_nvidia][k] for k in occ.limiter)
         plural = "s" if occ.active_blocks_per_sm != 1 else ""
         per_simd = f", {occ.waves_per_simd} per SIMD" if occ.waves_per_simd is not None else ""
-        lines = [f"occupancy   {occ.active_blocks_per_sm} {block}{plural}/{sm} x {occ.warps_per_block} {warp} = "
+        lines = [f"occupancy   {occ.active_blocks_per_sm} {block}{plural}/{sm} x {count(occ.warps_per_block, warp)} = "
                  f"{occ.active_warps_per_sm} of {occ.max_warps_per_sm} {warp} ({pct(occ.occupancy)}{per_simd}) "
                  f"{where}; limited by {limited}"]
     lines += [f"            {n}" for n in occ.notes]
@@ -66,7 +67,7 @@ def table_lines(occ: Occupancy) -> list[str]:
     if d.is_nvidia:
         per_warp = round_up(occ.registers * d.warp_size, d.reg_alloc_unit)
         rows = [
-            ("warps", f"{occ.warps_per_block} warps", f"{d.max_warps_per_sm} warps"),
+            ("warps", count(occ.warps_per_block, "warps"), f"{d.max_warps_per_sm} warps"),
             ("registers", f"{occ.registers}/thread -> {per_warp}/warp x {occ.warps_per_block}",
              f"{d.regs_per_sm} ({d.warp_alloc_granularity} x {d.regs_per_sm // d.warp_alloc_granularity})"),
             ("shared_memory", f"{kib(occ.shared_memory)} + {kib(d.shared_reserved_per_block)} reserved -> "
@@ -77,11 +78,11 @@ def table_lines(occ: Occupancy) -> list[str]:
         vgprs = round_up(occ.registers, d.vgpr_alloc_granule) if occ.registers >= d.vgpr_alloc_granule else occ.registers
         sgprs = f", {occ.sgprs} SGPRs" if occ.sgprs is not None else ""
         rows = [
-            ("warps", f"{occ.warps_per_block} waves", f"{d.max_waves_per_simd} per SIMD x {d.simds_per_cu}"),
+            ("warps", count(occ.warps_per_block, "waves"), f"{d.max_waves_per_simd} per SIMD x {d.simds_per_cu}"),
             ("registers", f"{occ.registers} VGPRs -> {vgprs}{sgprs}",
              f"{d.vgprs_per_simd} VGPRs/SIMD: {occ.register_waves_per_simd} waves/SIMD"),
             ("shared_memory", f"{kib(occ.shared_memory)} -> {kib(occ.shared_allocated)}", f"{kib(d.lds_per_cu)}"),
-            ("blocks", f"1 {block} of {occ.warps_per_block} waves",
+            ("blocks", f"1 {block} of {count(occ.warps_per_block, 'waves')}",
              f"{d.max_workgroups_per_cu} {block}s" if occ.warps_per_block > 1 else "wave slots only"),
         ]
     head = ["limit", f"one {block} needs", f"one {sm} has", f"{block}s/{sm}"]

@@ -206,7 +206,7 @@ def model(compiled, device=None) -> Model:
     device = device or devices.get(compiled.target.name)
     spec, cfg = compiled.spec, compiled.config
     if spec.flops is None or spec.bytes is None:
-        raise UserError(f"{spec.name}: its spec gives no FLOP or byte count, so there is nothing to model")
+        raise UserError(f"{spec.name}: nothing to model: no FLOP or byte count is known for it (only a KernelSpec gives them)")
     flops, nbytes = spec.flops(cfg.shape), spec.bytes(cfg.shape, dtypes.size(cfg.dtype))
     peak, roof = peak_for(device, matrix_precision(compiled))
     notes = []

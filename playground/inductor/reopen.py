@@ -73,8 +73,8 @@ def _step(ref: str) -> tuple[dict, dict]:
     try:
         step = kernels[int(number)] if number else next(iter(kernels.values()))
     except (ValueError, KeyError, StopIteration):
-        raise UserError(f"{ref}: the plan's generated kernels are steps {', '.join(map(str, kernels)) or 'none'}") \
-            from None
+        steps = f"step{'s' if len(kernels) > 1 else ''} {', '.join(map(str, kernels)) or 'none'}"
+        raise UserError(f"{ref}: the plan's generated kernels are {steps}") from None
     return plan, step
 
 

@@ -111,7 +111,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     device = device or devices.get(compiled.target.name)
     spec, cfg = compiled.spec, compiled.config
     if work is None and (spec.flops is None or spec.bytes is None):
-        raise UserError(f"{spec.name}: its spec gives no FLOP or byte count, so there is nothing to model")
+        raise UserError(f"{spec.name}: nothing to model: no FLOP or byte count is known for it (only a KernelSpec gives them)")
     elem = dtypes.size(cfg.dtype)
     flops = work[0] if work else spec.flops(cfg.shape)
     prog = program_.read(compiled)

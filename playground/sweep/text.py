@@ -102,7 +102,7 @@ def format_text(s: Sweep) -> str:
     if s.workers and s.backend != "local pool":
         workers = f" on {s.backend}, {s.workers} at once"
     failed = f"{s.failed} failed" + (f" ({s.rejected} rejected before compiling)" if s.rejected else "")
-    out.append(f"{len(rows)} compiles ({_count(len(s.configs), 'config')} x {_count(len(s.targets), 'target')}): {s.cached} from the "
+    out.append(f"{_count(len(rows), 'compile')} ({_count(len(s.configs), 'config')} x {_count(len(s.targets), 'target')}): {s.cached} from the "
                f"cache, {s.compiled} compiled{workers}, {failed}; {blocked} cannot launch, {spills} spill; "
                f"{s.seconds:.1f} s")
     if any(r.get("modelled_seconds") is not None for r in rows):

@@ -92,8 +92,8 @@ def format_text(trace: dict, trace_file: str | None = None) -> str:
             out.append(f"open a variant in any command as {trace_file}#N, "
                        f"e.g. playground compile {trace_file}#1 --show sass")
         else:
-            out.append("to open a variant in any command (compile, inspect, grid, occupancy, diff), save the run "
-                       "with --trace FILE and name it FILE#N")
+            out.append("to open a variant in any command (compile, inspect, grid, occupancy, diff, sweep), save the "
+                       "run with --trace FILE and name it FILE#N")
     for pick in trace.get("autotune", []):
         out.append(f"autotune {pick['kernel']}: {pick['best']} (picked by modelled time)")
     busy = sum(launch.get("modelled_seconds") or 0 for launch in launches)
