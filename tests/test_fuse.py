@@ -153,6 +153,11 @@ def test_run_handles_libdevice_and_a_module_at_the_shapes_given():
     assert done.returncode == 0, done.stderr
     assert "at x=16x1024 (--run-shape)" in done.stdout and "triton_poi_fused_addmm_gelu_1" in done.stdout
     assert done.stdout.count(": correct") >= 1 and "WRONG" not in done.stdout
+
+
+@pytest.mark.slow      # a second Inductor plan of the same model (20 s); the test above is its quick form
+def test_a_module_that_cannot_run_at_the_scaled_down_shape_says_to_give_one():
+    model = ROOT / "tests" / "data" / "fuse_model.py"
     scaled = fuse(f"{model}:Block", "--shape", "x=4096x1024", "--dtype", "fp32", "--run")
     assert scaled.returncode == 2 and "give others with --run-shape" in scaled.stderr
 

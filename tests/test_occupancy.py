@@ -339,6 +339,8 @@ def test_calculator_human_output():
     (["--arch", "sm_86", "--threads", "0", "--regs", "32", "--smem", "0"], "at least one thread"),
     (["--arch", "sm_75", "--threads", "256", "--regs", "32", "--smem", "0"], "unknown target 'sm_75'"),
     (["--arch", "sm_86", "--threads", "256", "--regs", "lots", "--smem", "0"], "--regs lots: not an integer"),
+    (["--arch", "gfx942", "--threads", "256", "--regs", "32", "--smem", "0", "--sgprs", "2000"], "a gfx942 SIMD has 800 SGPRs"),
+    (["--arch", "sm_90", "--threads", "256", "--regs", "32", "--smem", "0", "--sgprs", "20"], "scalar registers are AMD's"),
     (["--arch", "sm_86", "--threads", "256", "--smem", "0"], "missing --regs"),
     (["--arch", "sm_86", "--threads", "256", "--regs", "32", "--smem", "0", "--grid", "0"], "at least one CTA"),
     (["gemm", "--arch", "sm_86"], "--arch: these describe a block without a kernel"),
