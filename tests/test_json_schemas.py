@@ -1,4 +1,4 @@
-"""Every command's --json output against its documented schema (playground/schemas/COMMAND.json)."""
+"""Every command's --json output against its documented schema (playground/report/schemas/COMMAND.json)."""
 import importlib.util
 import json
 

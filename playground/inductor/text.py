@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ..report.report import table
-from ..units import size
+from ..units import kib, size
 from .autotune import STAND_IN, by_modelled_time
 from .fakes import ROCM_RELEASE
 from .plan import Plan, shapes_text
@@ -119,8 +119,8 @@ def autotune_lines(p: Plan, shown: int = 8) -> list[str]:
             cfg = c["config"]
             tile = (f"{cfg.get('BLOCK_M')}x{cfg.get('BLOCK_N')}x{cfg.get('BLOCK_K')} w{cfg.get('num_warps')} "
                     f"s{cfg.get('num_stages')}") if c["kind"] != "library" else "-"
-            shared = size(c["shared_bytes"]) if "shared_bytes" in c else \
-                f"{size(c['smem_bytes'])} (est.)" if "smem_bytes" in c else "-"
+            shared = kib(int(c["shared_bytes"])) if "shared_bytes" in c else \
+                f"{kib(int(c['smem_bytes']))} (est.)" if "smem_bytes" in c else "-"
             time = f"{c['modelled_us']:.1f}" if c["modelled_us"] is not None else c.get("basis", "-")
             rows.append([f"{c['rank_modelled']}{' tie' if c.get('tie') else ''}", c["name"], c["kind"], tile, shared,
                          str(c.get("blocks_per_sm", "-")), str(c.get("waves", "-")), time,

@@ -1,6 +1,6 @@
 """One way out for results: every result is a typed object with `as_dict()`, printed as JSON here.
 
-Each command's `--json` output has a JSON Schema in `playground/schemas/COMMAND.json` that
+Each command's `--json` output has a JSON Schema in `playground/report/schemas/COMMAND.json` that
 documents every field (units included); the tests validate every command's output against it,
 so the schema cannot drift from the code. `playground schema COMMAND` prints one.
 """
