@@ -149,6 +149,15 @@ def test_a_config_that_cannot_launch_is_flagged_with_its_reason():
     assert "CANNOT LAUNCH: " + five["reason"] in text
 
 
+def test_a_backend_option_sweeps_and_a_ptxas_refusal_fails_its_config_with_ptxas_reason():
+    # maxnreg is a triton.Config launch option: 64 registers cannot hold a 128x128 tile's accumulators
+    result = triage.run(registry.load("gemm"), [targets.resolve("sm_90")],
+                        {"maxnreg": [64, 255], "BLOCK_SIZE_N": [128], "num_warps": [8], "num_stages": [3]}, jobs=1)
+    refused, ok = result.rows
+    assert refused["status"] == "failed" and "ptxas failed: (C7602) Insufficient registers (64)" in refused["error"]
+    assert ok["status"] == "ok" and ok["registers"] <= 255
+
+
 def test_parse_ranges():
     assert space.parse_ranges(["BLOCK_SIZE_M=64,128", "num_warps=4"]) == {"BLOCK_SIZE_M": [64, 128],
                                                                           "num_warps": [4]}

@@ -48,9 +48,9 @@ def space(spec, ranges: dict[str, list] | None = None, shape: dict | None = None
     if ranges:
         known = [p.name for p in spec.kernel.params if p.is_constexpr]
         for name in ranges:
-            if name not in known and name not in LAUNCH_KEYS:
-                raise UserError(f"--meta {name}: not a meta-parameter of {spec.name} ({', '.join(known)}) "
-                                f"nor num_warps / num_stages")
+            if name not in known and name not in LAUNCH_KEYS and name not in params.LAUNCH_OPTIONS:
+                raise UserError(f"--meta {name}: not a meta-parameter of {spec.name} ({', '.join(known)}), "
+                                f"num_warps, num_stages nor a backend option ({', '.join(params.LAUNCH_OPTIONS)})")
         names = list(ranges)
         return [dict(zip(names, values)) for values in itertools.product(*ranges.values())]
     if spec.autotuner is not None and spec.configs == [config_dict(c) for c in spec.autotuner.configs]:
