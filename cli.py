@@ -910,7 +910,7 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     playground fuse "torch.relu(a @ b + 1)" -s a=4096x4096,b=4096x4096 --max-autotune   # GEMM candidates
     playground compile fuse#2 --show sass             # step 2 of the last plan, in any command
     playground fuse "torch.relu(a @ b + 1)" -s a=4096x4096,b=4096x4096 --save plan.json
-    playground occupancy plan.json#2                  # a saved plan stays; fuse#N is replaced
+    playground occupancy plan.json#2                  # a saved plan stays; fuse#N is the next plan once any shell makes one
     """
     from playground.errors import UserError
     from playground.inductor import check as plan_check
