@@ -158,6 +158,7 @@ def test_the_cli_prints_the_table_and_saves_the_trace_and_the_timeline(tmp_path)
     assert done.returncode == 0, done.stderr
     assert "persistent: 108 programs, ok" in done.stdout
     assert "1 launch of 1 compiled variant on the virtual sm_80" in done.stdout
+    assert "running in Triton's interpreter" not in done.stderr        # the status line is a terminal's only
     assert json.loads(trace.read_text())["launches"][0]["grid"] == [108, 1, 1]
     assert "traceEvents" in json.loads(tl.read_text())
     again = cli("run", SCRIPTS / "persistent.py", "--trace", trace)      # never overwrite without --force
@@ -242,3 +243,27 @@ def test_bf16_kernels_compute_as_a_gpu_does(capfd):
     # assert_close would fail; the virtual GPU runs check's fp32-and-round workaround (run/bf16_interpreter.py)
     run = session.run_script(str(SCRIPTS / "bf16_math.py"), [], "sm_90")
     assert run.exit_code == 0 and "bf16 matches torch" in capfd.readouterr().out
+
+
+def test_on_a_terminal_each_interpreted_launch_shows_a_status_line_and_clears_it():
+    # the interpreter is the slow part of `run`: a terminal sees which launch it is on, then the line is erased
+    import pty
+    leader, follower = pty.openpty()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm"}
+    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "run", str(SCRIPTS / "bf16_math.py"), "-t", "sm_90"],
+                          stdout=subprocess.PIPE, stderr=follower, env=env, cwd=ROOT, timeout=300)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:          # the terminal's other end is closed and drained
+            break
+        if not chunk:
+            break
+        shown += chunk
+    os.close(leader)
+    assert done.returncode == 0
+    text = shown.decode()
+    assert "playground: launch 1, " in text and "running in Triton's interpreter" in text
+    assert text.count("\r\x1b[K") >= 2           # shown, then cleared

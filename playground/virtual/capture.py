@@ -20,6 +20,7 @@ the variant's binary, with this launch's grid, and FLOPs and bytes from the kern
 """
 from __future__ import annotations
 
+import os
 import sys
 import time
 import traceback
@@ -52,6 +53,14 @@ class Recorder:
         self.host_clock = 0.0                       # the script's own time, as measured here
         self.last_return = time.perf_counter()
         self._interpreted: dict = {}
+        # a transient status line while a launch runs in the interpreter, the slow part: on a terminal only
+        self.status_stream = sys.stderr if sys.stderr.isatty() and os.environ.get("TERM") != "dumb" else None
+
+    def status(self, text: str | None) -> None:
+        """Show `text` on the terminal's status line, or clear it (None)."""
+        if self.status_stream is not None:
+            self.status_stream.write("\r\x1b[K" + (f"playground: {text}" if text else ""))
+            self.status_stream.flush()
 
     def start(self):
         """The script starts now: its host clock counts from here."""
@@ -112,12 +121,16 @@ class Recorder:
         record["_values"] = values
         record["executed"] = False
         if self.execute and self.timing_depth == 0:
+            self.status(f"launch {len(self.launches) + 1}, {jit.__name__} on a grid of {tuple(grid)}: running in "
+                        f"Triton's interpreter (--no-exec captures without running)")
             try:
                 self._interpret(jit, grid, values)
                 record["executed"] = True
             except Exception as e:
                 record["error"] = _interpreter_failure(jit, e)
                 self.say(record["error"])
+            finally:
+                self.status(None)
         record["own_seconds"] += time.perf_counter() - start
 
     def _direct(self, src, metadata, grid, values, stream=0):
@@ -270,6 +283,7 @@ class Recorder:
     def say(self, message: str):
         if message not in self.messages:
             self.messages.append(message)
+            self.status(None)
             print(f"playground: {message}", file=sys.stderr, flush=True)
 
     def as_dict(self) -> dict:
