@@ -190,3 +190,25 @@ def test_a_ptxas_failure_is_one_line_with_ptxas_own_reason_and_stdout_stays_clea
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and err.startswith("error: gemm: ptxas failed: (C7602) Insufficient registers (64)")
     assert "register target of" in err and "Repro command" not in err
+
+
+def test_ptxas_lines_tied_to_a_ptx_line_are_the_reason_and_only_tritons_banner_is_dropped(capsys):
+    from triton.runtime.errors import PTXASError
+
+    from playground.artefact import compiler
+    from playground.core import registry
+    from playground.core.request import Request
+    spec = registry.load("vector_add")
+    log = ("Internal Triton PTX codegen error\n`ptxas` stderr:\n"
+           "ptxas /tmp/x.ptx, line 6; error   : Not a name of any known instruction: 'bogus'\n"
+           "ptxas fatal   : Ptx assembly aborted due to errors\n\nRepro command: ptxas -v /tmp/x.ptx\n")
+    failure = compiler.compile_failure(spec, Request.of(spec, "sm_90").config, PTXASError(log))
+    assert str(failure) == "vector_add: ptxas failed: Not a name of any known instruction: 'bogus'"
+    # what Triton prints while compiling goes to stderr (tl.static_print, a ptxas log), except its failure banner
+    with compiler._stdout_to_stderr():
+        print("x: 3")
+        print(f"\n\n{'=' * 64}\nInternal Triton PTX codegen error\n\n.version 9.4\n{'=' * 64}\n"
+              "please share the reproducer above with Triton project.\n")
+        print("after")
+    out, err = capsys.readouterr()
+    assert out == "" and err == "x: 3\nafter\n"

@@ -156,6 +156,16 @@ def test_amd_spills_are_scratch_traffic():
     buffer_load_dwordx4 v[4:7], off, s[8:11], 0
     """
     assert resources.amd_spill_bytes(moved) == (4, 4)
+    # adding the wave's offset to s[0:1] adjusts the buffer; a copy made after s[0:3] became a tensor's is not it
+    adjusted = "    s_add_u32 s0, s0, s15\n    s_addc_u32 s1, s1, 0\n" + moved
+    assert resources.amd_spill_bytes(adjusted) == (4, 4)
+    late = """
+    s_mov_b64 s[0:1], s[6:7]
+    s_mov_b64 s[96:97], s[0:1]
+    buffer_store_dword v2, off, s[96:99], 0 offset:720
+    buffer_load_dword v9, off, s[0:3], 0 offset:16
+    """
+    assert resources.amd_spill_bytes(late) == (0, 0)
 
 
 @pytest.mark.slow      # a 35 s compile; the hand-written form above is the quick one
@@ -171,6 +181,10 @@ def test_gfx90a_spills_are_counted_where_its_prologue_moves_the_scratch_buffer()
     spills, reloads = asm.count("4-byte Folded Spill"), asm.count("4-byte Folded Reload")
     assert spills > 100 and reloads > 100
     assert (c.resources.spill_store_bytes, c.resources.spill_load_bytes) == (4 * spills, 4 * reloads)
+    from playground.model import explain
+    e = explain.explain(c)            # the model charges them, and says it counts each once (no loop read)
+    assert e.figures["local_bytes"] == 4 * (spills + reloads) * 64 * 4096
+    assert any("counted once, not once per loop trip" in n for n in e.notes)
 
 
 def test_resource_usage_is_kept_beside_the_cubin_and_equals_a_fresh_dump(tmp_path, monkeypatch):

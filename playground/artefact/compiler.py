@@ -201,11 +201,10 @@ def build(request, warn=None) -> Compiled:
         hits.append(True)
     else:
         with _quiet_triton(), _listen_for_cache_hits(hits), watch_tiles(target, config, warn), \
-                _stdout_to_stderr() as printed:
+                _stdout_to_stderr():
             try:
                 kernel = triton.compile(src, target=target.gpu_target(), options=options.__dict__)
             except Exception as e:
-                printed.truncate(0)     # Triton's reproducer dump: the exception carries what it says
                 raise compile_failure(spec, config, e) from e
         if fast_key:
             cache.record(fast_key, kernel)
@@ -254,16 +253,17 @@ def _listen_for_cache_hits(hits: list):
 
 @contextlib.contextmanager
 def _stdout_to_stderr():
-    """Keep stdout for the command's own output (--json above all): what Triton prints while it compiles (on a
-    ptxas failure, the whole PTX and a reproducer banner; with TRITON_DUMP_PTXAS_LOG, ptxas's log) goes to
-    stderr instead, or nowhere when the caller truncates it."""
+    """Keep stdout for the command's own output (--json above all): what Triton prints while it compiles
+    (tl.static_print, TRITON_DUMP_PTXAS_LOG's log) goes to stderr instead. The one exception is the banner a
+    ptxas failure prints, the whole PTX and a plea to report it: the error says what ptxas said."""
     buffer = io.StringIO()
     try:
         with contextlib.redirect_stdout(buffer):
             yield buffer
     finally:
-        if buffer.getvalue():
-            sys.stderr.write(buffer.getvalue())
+        kept = _PTXAS_BANNER.sub("", buffer.getvalue())
+        if kept:
+            sys.stderr.write(kept)
 
 
 @contextlib.contextmanager
@@ -279,7 +279,10 @@ def _plain(options: dict) -> dict:
             if k != "extern_libs"}
 
 
-_PTXAS_SAYS = re.compile(r"^\s*ptxas[\w-]*\s+(?:fatal|error)\s*:\s*")
+# "ptxas-blackwell fatal   : (C7602) Insufficient registers ..." or "ptxas /tmp/x.ptx, line 6; error   : ..."
+_PTXAS_SAYS = re.compile(r"^\s*ptxas[\w-]*(?:\s+\S+, line \d+;)?\s+(?:fatal|error)\s*:\s*")
+# what triton/backends/nvidia/compiler.py (make_cubin) prints on a ptxas failure, from its rule to its plea
+_PTXAS_BANNER = re.compile(r"\n\n={64}\n.*?please share the reproducer above with Triton project\.\n\n?", re.DOTALL)
 
 
 def compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Exception:

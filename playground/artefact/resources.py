@@ -151,10 +151,27 @@ _AMD_WIDTH = {"byte": 1, "ubyte": 1, "sbyte": 1, "b8": 1, "u8": 1, "i8": 1, "sho
               "dwordx3": 12, "b96": 12, "dwordx4": 16, "b128": 16}
 
 
+_S0 = r"\bs(?:\[0:\d+\]|0|1)(?!\w)"          # s0, s1, s[0:1], s[0:3]
+_WRITES_S0 = re.compile(r"^\s*s_\w+\s+" + _S0 + r"(.*)$", re.MULTILINE)
+
+
+def _scratch_quads(asm: str) -> set[str]:
+    """The first SGPRs of the quads that hold the private segment buffer: s[0:3] until something else is
+    written over s0 or s1 (an instruction that also reads them, such as adding the wave's offset, only
+    adjusts the buffer), and every copy of s[0:1] made before that."""
+    end = len(asm)
+    for m in _WRITES_S0.finditer(asm):
+        if not re.search(_S0, m.group(1)):
+            end = m.start()
+            break
+    held = {"0"} if end == len(asm) else set()
+    return held | {m.group(1) for m in _SCRATCH_COPY.finditer(asm, 0, end)}
+
+
 def amd_spill_bytes(asm: str) -> tuple[int, int]:
     """Bytes per lane of the scratch stores and loads in the assembly: what `.vgpr_spill_count` spills move."""
     stores = loads = 0
-    scratch_quads = {"0"} | {m.group(1) for m in _SCRATCH_COPY.finditer(asm)}
+    scratch_quads = _scratch_quads(asm)
     for m in _SCRATCH_ACCESS.finditer(asm):
         if m.group(3) and m.group(5) not in scratch_quads:
             continue

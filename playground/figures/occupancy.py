@@ -126,8 +126,7 @@ def _check(device, threads, regs, smem, grid, sgprs) -> None:
     if sgprs is not None and device.is_nvidia:
         raise UserError(f"--sgprs {sgprs}: scalar registers are AMD's; {device.target} has none")
     if sgprs is not None and device.sgprs_per_simd and sgprs > device.sgprs_per_simd:
-        raise UserError(f"--sgprs {sgprs}: a {device.target} SIMD has {device.sgprs_per_simd} SGPRs in all, and one "
-                        f"wave addresses at most {device.max_sgprs_per_wave}")
+        raise UserError(f"--sgprs {sgprs}: a {device.target} SIMD has {device.sgprs_per_simd} SGPRs in all")
 
 
 def _finish(device, threads, warps, regs, smem, allocated, by: dict, reasons: list[str], **extra) -> Occupancy:

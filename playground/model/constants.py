@@ -111,8 +111,11 @@ LAUNCH_SECONDS = Span(2e-6, 3e-6, 5e-6)
 # per CU. No source found for CDNA4 (gfx950) or RDNA3 (gfx1100): there the model leaves spills out and says so.
 L1_BYTES_PER_SM = {"sm_80": 192 * 1024, "sm_86": 128 * 1024, "sm_89": 128 * 1024, "sm_90": 256 * 1024,
                    "sm_100": 256 * 1024, "sm_120": 128 * 1024, "gfx90a": 16 * 1024, "gfx942": 32 * 1024}
-# Which share of local-memory (spill) accesses a cache serves: the cache's room over the spill frames that
-# the threads it serves keep at once (frames no larger than the room all hit). A modelling assumption (every
-# spilled word is as likely to be reused as any other), not a measurement. Local memory is cached in L1 and
-# L2 like global memory, and consecutive threads' words are adjacent, so a warp's access is coalesced (Nsight
-# documentation, "Memory Statistics - Local").
+
+# The shared-memory capacities (carveouts) an NVIDIA SM can be set to, in KB; the rest of L1_BYTES_PER_SM
+# is L1. CUDA C++ Programming Guide, "Compute Capability 8.x": 0, 8, 16, 32, 64, 100, 132 or 164 KB on 8.0;
+# up to 100 KB on 8.6 and 8.9; "9.0": up to 228 KB (and the same steps on 10.0; 12.0 as 8.6). The model
+# takes the smallest that holds the resident CTAs' shared memory (an assumption: the driver may pick larger).
+SHARED_CARVEOUTS_KB = {"sm_80": (0, 8, 16, 32, 64, 100, 132, 164), "sm_86": (0, 8, 16, 32, 64, 100),
+                       "sm_89": (0, 8, 16, 32, 64, 100), "sm_90": (0, 8, 16, 32, 64, 100, 132, 164, 196, 228),
+                       "sm_100": (0, 8, 16, 32, 64, 100, 132, 164, 196, 228), "sm_120": (0, 8, 16, 32, 64, 100)}

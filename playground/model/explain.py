@@ -163,8 +163,14 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
 def _local_traffic(compiled, device, prog, rounds: float, ctas: int, blocks: int) -> dict:
     """Where the kernel's local-memory (spill) bytes are served: {"local_bytes", "local_frame",
     "local_l1", "local_l2", "local_dram"} (bytes; local_l2 is what misses L1, local_dram what also misses
-    L2). Stores are taken to be cached as loads are (write-back): the sources say local memory is cached,
-    not how stores are."""
+    L2).
+
+    Local memory is cached in L1 and L2 like global memory, and consecutive threads' words are adjacent, so
+    a warp's access is coalesced (Nsight documentation, "Memory Statistics - Local"). Which share a cache
+    serves: its room over the spill frames the threads it serves keep at once (frames that fit all hit), a
+    modelling assumption (every spilled word as likely to be reused as any other), not a measurement. Stores
+    are taken to be cached as loads are (write-back): the sources say local memory is cached, not how
+    stores are."""
     r, threads = compiled.resources, compiled.config.num_warps * device.warp_size
     total = (prog.loop_local_bytes * rounds + prog.other_local_bytes) * threads * ctas
     target = compiled.target.name
@@ -175,8 +181,10 @@ def _local_traffic(compiled, device, prog, rounds: float, ctas: int, blocks: int
     frame = (r.stack_bytes if compiled.target.is_nvidia else r.local_bytes) or r.spill_store_bytes
     resident = min(blocks, math.ceil(ctas / device.num_sms))
     room = K.L1_BYTES_PER_SM[target]
-    if compiled.target.is_nvidia:     # NVIDIA's L1 and shared memory are one array: the CTAs' shared memory comes out
-        room = max(0, room - resident * (r.shared_total + device.shared_reserved_per_block))
+    if compiled.target.is_nvidia:     # NVIDIA's L1 and shared memory are one array: the shared carveout comes out
+        needed = resident * (r.shared_total + device.shared_reserved_per_block)
+        steps = [kb * 1024 for kb in K.SHARED_CARVEOUTS_KB.get(target, ())]
+        room = max(0, room - min((c for c in steps if c >= needed), default=needed))
     per_sm = frame * threads * resident
     l1 = total * min(1.0, room / per_sm) if per_sm else total
     chip = frame * threads * min(ctas, blocks * device.num_sms)
@@ -265,6 +273,9 @@ def _notes(compiled, prog, moved, f) -> list[str]:
     if f["local_bytes"] and compiled.target.name not in K.L1_BYTES_PER_SM:
         notes.append(f"spills: no published L1 size for {compiled.target.name}, so their local-memory traffic "
                      "is not modelled")
+    elif f["local_bytes"] and not compiled.target.is_nvidia:
+        notes.append("spills: each scratch access counted once, not once per loop trip (the amdgcn's loops are "
+                     "not read): a lower bound")
     if compiled.target.name not in K.L2_BYTES_PER_CLOCK:
         notes.append(f"no published L2 bandwidth for {compiled.target.name}: L2 is not modelled")
     ttir = compiled.stage("ttir")
@@ -337,7 +348,7 @@ def rows(e: Explanation) -> list[tuple[str, str]]:
                   f"{f['bytes_per_round']} B per CTA, "
                   f"{f['rounds_in_flight']} in flight; {f['ctas']} CTAs, {f['ctas_per_sm']} per SM"),
     ]
-    if f.get("local_frame"):
+    if f.get("local_bytes") and e.target in K.L1_BYTES_PER_SM:
         l1 = f["local_l1"] / f["local_bytes"]
         l2 = 1 - f["local_dram"] / f["local_l2"] if f["local_l2"] else 1.0
         out.append(("spills", f"{f['local_bytes']:.4g} B to and from local memory ({f['local_frame']} B frame per "
@@ -347,11 +358,11 @@ def rows(e: Explanation) -> list[tuple[str, str]]:
 
 
 def _spill_share(e: Explanation) -> str:
-    """", 80% of its bytes spills" when the bound resource is DRAM or L2 and spills are a share of its traffic."""
+    """", 80% of its bytes are spills" when the bound resource is DRAM or L2 and spills are a share of its traffic."""
     f = e.figures
     spilled, own = {"dram": (f.get("local_dram", 0), f["dram_traffic"]),
                     "l2": (f.get("local_l2", 0), f["l2_traffic"])}.get(e.bound, (0, 0))
-    return f", {100 * spilled / (spilled + own):.3g}% of its bytes spills" if spilled else ""
+    return f", {100 * spilled / (spilled + own):.3g}% of its bytes are spills" if spilled else ""
 
 
 def _us(seconds: float) -> str:

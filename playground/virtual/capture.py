@@ -21,6 +21,7 @@ the variant's binary, with this launch's grid, and FLOPs and bytes from the kern
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -59,7 +60,8 @@ class Recorder:
     def status(self, text: str | None) -> None:
         """Show `text` on the terminal's status line, or clear it (None)."""
         if self.status_stream is not None:
-            self.status_stream.write("\r\x1b[K" + (f"playground: {text}" if text else ""))
+            width = shutil.get_terminal_size().columns - 1          # one row: \r and erase-line clear it whole
+            self.status_stream.write("\r\x1b[K" + (f"playground: {text}"[:width] if text else ""))
             self.status_stream.flush()
 
     def start(self):
@@ -121,8 +123,8 @@ class Recorder:
         record["_values"] = values
         record["executed"] = False
         if self.execute and self.timing_depth == 0:
-            self.status(f"launch {len(self.launches) + 1}, {jit.__name__} on a grid of {tuple(grid)}: running in "
-                        f"Triton's interpreter (--no-exec captures without running)")
+            self.status(f"launch {len(self.launches) + 1}, {jit.__name__} {tuple(grid)}: running in Triton's "
+                        f"interpreter (--no-exec skips this)")
             try:
                 self._interpret(jit, grid, values)
                 record["executed"] = True
