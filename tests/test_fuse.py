@@ -93,15 +93,21 @@ def test_a_function_or_a_module_class_in_a_file():
     done = fuse(f"{model}:gelu_mlp_tail", "--shape", "x=4096x1024,w=1024x1024", "--json")
     assert done.returncode == 0, done.stderr
     assert [s["name"] for s in json.loads(done.stdout)["steps"]] == ["extern_kernels.mm", "triton_poi_fused_gelu_mul_0"]
+    missing = fuse(f"{model}:nothing", "--shape", "x=8x8")
+    assert missing.returncode == 2 and "expected a function or an nn.Module class" in missing.stderr
+
+
+@pytest.mark.slow      # another Inductor plan (15 s); the module class is planned in the default run by --run's test
+def test_a_module_class_plans_its_forward():
+    model = ROOT / "tests" / "data" / "fuse_model.py"
     done = fuse(f"{model}:Block", "--shape", "x=4096x1024", "--dtype", "fp32", "--json")
     assert done.returncode == 0, done.stderr
     steps = json.loads(done.stdout)["steps"]
     assert [s["kind"] for s in steps] == ["Triton persistent reduction", "library", "Triton pointwise"]
     assert steps[2]["aten"] == ["aten.addmm", "aten.gelu"]      # the bias add fused with the GELU
-    missing = fuse(f"{model}:nothing", "--shape", "x=8x8")
-    assert missing.returncode == 2 and "expected a function or an nn.Module class" in missing.stderr
 
 
+@pytest.mark.slow      # 27 s; in the default run the ROCm test below shows a plan that differs by target
 def test_the_same_line_planned_for_two_targets_differs_where_inductor_reads_the_device():
     # 240 row sums of 65536: an A100's 108 SMs count 240 outputs as enough parallelism (at least 2 per SM),
     # an H100's 132 do not, so Inductor splits each row in four and adds a second kernel to finish

@@ -232,10 +232,10 @@ def test_spills_are_local_memory_served_by_l1_then_l2_then_dram():
     assert 0 < room < r.stack_bytes * threads * blocks
     assert f["local_l1"] == pytest.approx(f["local_bytes"] * room / (r.stack_bytes * threads * blocks))
     # the rest goes to L2, which holds 40 MB of the whole chip's frames; what it cannot hold, DRAM serves
+    # (Triton 3.9's frame is larger than 40 MB across the chip; 3.6's is not, and L2 holds it all)
     assert f["local_l2"] == pytest.approx(f["local_bytes"] - f["local_l1"])
     chip = r.stack_bytes * threads * min(f["ctas"], blocks * sms)
-    assert chip > 40 * 2**20
-    assert f["local_dram"] == pytest.approx(f["local_l2"] * (1 - 40 * 2**20 / chip))
+    assert f["local_dram"] == pytest.approx(f["local_l2"] * (1 - min(1.0, 40 * 2**20 / chip)))
     typical = e.scenarios["typical"]
     clock = f["clock_ghz"] * 1e9 * K.CLOCK_SHARE.typical
     full, last = divmod(f["ctas"], blocks * sms)          # the chip's wave fill, as for every L2 and DRAM byte

@@ -76,7 +76,9 @@ def test_racecheck_also_names_the_load_another_program_stores_over():
     assert f"split_k_race.py:{int(bug_line('split_k_race').split(':')[1]) - 1}: program (0, 0, 0) loads c[0, 0]" in load
 
 
-@pytest.mark.parametrize("name", ["correct_two_pass_softmax", "correct_welford_layernorm",
+# the two reductions take 20-30 s each in the interpreter: the slow form; the GEMMs are the quick one
+@pytest.mark.parametrize("name", [pytest.param("correct_two_pass_softmax", marks=pytest.mark.slow),
+                                  pytest.param("correct_welford_layernorm", marks=pytest.mark.slow),
                                   "correct_column_major_gemm", "correct_atomic_split_k"])
 def test_correct_kernels_written_differently_raise_no_alarm(name):
     report = run(name)
