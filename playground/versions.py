@@ -1,6 +1,9 @@
-"""What `playground --version` reports: the versions in use, read without importing torch."""
+"""What `playground --version` reports: the versions in use, read without importing torch; and the
+fingerprint of playground's own code, which every cache of derived figures is keyed on."""
 from __future__ import annotations
 
+import functools
+import hashlib
 import importlib.metadata
 import importlib.util
 import re
@@ -8,6 +11,16 @@ import subprocess
 from pathlib import Path
 
 from . import __version__
+
+
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """The playground library's own source: changing how a figure is read or a plan is made invalidates
+    every figure and plan kept from it."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).resolve().parent.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def package_version(name: str) -> str | None:

@@ -88,6 +88,27 @@ def test_a_saved_plan_opens_its_generated_kernel_in_every_command(tmp_path):
     assert cli("compile", "fuse#1").returncode == 2
 
 
+def test_a_plan_is_kept_and_read_back_but_a_run_is_not(tmp_path):
+    # the same question again is answered from Triton's cache directory, not by a second Inductor process:
+    # an answer altered there is what the second plan prints
+    cache = {"TRITON_CACHE_DIR": str(tmp_path)}
+    first = fuse("x.relu() * 2", "--shape", "x=64x64", "--target", "sm_80", env=cache)
+    assert first.returncode == 0, first.stderr
+    [kept] = tmp_path.rglob("playground-fuse-plan.json")
+    answer = json.loads(kept.read_text())
+    kept.write_text(json.dumps(answer | {"torch": "9.9.9-kept"}))
+    again = fuse("x.relu() * 2", "--shape", "x=64x64", "--target", "sm_80", env=cache)
+    assert again.returncode == 0 and "as torch 9.9.9-kept's Inductor plans it" in again.stdout
+    assert first.stdout.replace(answer["torch"], "9.9.9-kept") == again.stdout
+    # not kept: a --run (it executes), a plan for this machine's GPU, a file's function (its imports may change)
+    from playground.inductor import plan
+    asked = {"expr": "x.relu() * 2", "shapes": {"x": [64, 64]}, "torch_dtype": "float16", "target": "sm_80"}
+    assert plan._plan_key(asked) is not None and plan._plan_key(asked) == plan._plan_key(dict(asked))
+    assert plan._plan_key(asked | {"target": "sm_90"}) != plan._plan_key(asked)
+    assert plan._plan_key(asked | {"run": True}) is None and plan._plan_key(asked | {"real_device": True}) is None
+    assert plan._plan_key(asked | {"expr": f"{ROOT / 'tests' / 'data' / 'fuse_model.py'}:Block"}) is None
+
+
 def test_a_function_or_a_module_class_in_a_file():
     model = ROOT / "tests" / "data" / "fuse_model.py"
     done = fuse(f"{model}:gelu_mlp_tail", "--shape", "x=4096x1024,w=1024x1024", "--json")

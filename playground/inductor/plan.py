@@ -150,7 +150,15 @@ def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: s
 
 
 def ask_child(settings: dict) -> dict:
-    """Run Inductor in its own process (child.py) with these settings; its answer, or one clear error."""
+    """Run Inductor in its own process (child.py) with these settings; its answer, or one clear error.
+
+    A plan (not a --run) of an expression is kept in Triton's cache directory, keyed on the settings, the
+    torch and Triton versions and playground's own code: asking again reads it back instead of starting
+    Inductor (15-30 s)."""
+    key = _plan_key(settings)
+    kept = _kept_answer(key) if key else None
+    if kept is not None:
+        return kept
     from ..lifecycle import child_env, run_child
     with tempfile.TemporaryDirectory(prefix="playground-fuse-") as tmp:     # Inductor's own cache, thrown away
         code, answer, err = run_child("playground.inductor.child", settings, stdout=subprocess.DEVNULL,
@@ -161,7 +169,55 @@ def ask_child(settings: dict) -> dict:
         raise KernelFailure(f"fuse: Inductor's process ended (exit {code}): {tail[0]}")
     if "error" in answer:
         raise (UserError if answer["bad_input"] else KernelFailure)(f"fuse: {answer['error']}")
+    if key:
+        _keep_answer(key, answer)
     return answer
+
+
+PLAN_FILE = "playground-fuse-plan.json"
+
+
+def _plan_key(settings: dict) -> str | None:
+    """The key a plan is kept under, or None for what is not kept: a --run (it executes the kernels), a plan
+    for this machine's own GPU, a file's function or module (its imports could change unseen), a run with
+    the test suite's mutation switch, or Triton's switches for a fresh compile."""
+    import hashlib
+    import json
+
+    from .. import versions
+    from ..artefact import cache
+    expr = settings.get("expr", "")
+    if (settings.get("run") or settings.get("real_device") or os.environ.get("PLAYGROUND_FUSE_MUTATE")
+            or _names_a_file(expr) or cache.disabled()):
+        return None
+    parts = [PLAN_FILE, json.dumps(settings, sort_keys=True), str(versions.torch_build()),
+             str(versions.package_version("triton")), versions.code_fingerprint()]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+def _names_a_file(expr: str) -> bool:
+    head = expr.rpartition(":")[0]
+    return bool(head) and os.path.exists(head)
+
+
+def _kept_answer(key: str) -> dict | None:
+    import json
+
+    from triton.runtime.cache import get_cache_manager
+    path = get_cache_manager(key).get_file(PLAN_FILE)
+    if path is None:
+        return None
+    try:
+        return json.loads(open(path).read())
+    except (OSError, ValueError):
+        return None
+
+
+def _keep_answer(key: str, answer: dict) -> None:
+    import json
+
+    from triton.runtime.cache import get_cache_manager
+    get_cache_manager(key).put(json.dumps(answer), PLAN_FILE, binary=False)
 
 
 def plan_many(expr: str, shapes: dict[str, list[int]], dtype: str, target_names: list[str],

@@ -9,9 +9,9 @@ reads them back.
 """
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
+from .. import versions
 from ..core import devices
 from ..errors import KernelFailure, UserError
 from ..figures import occupancy
@@ -40,7 +40,7 @@ def figures_key(request, kernel_hash: str, config: dict, num_sms) -> str:
     import hashlib
     cfg = request.config
     parts = ["sweep-row", kernel_hash, repr(sorted(config.items())), repr(sorted(cfg.shape.items())), cfg.dtype,
-             repr(num_sms), _digest_file(request.spec.source_path), _code_fingerprint()]
+             repr(num_sms), _digest_file(request.spec.source_path), versions.code_fingerprint()]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -50,16 +50,6 @@ def _digest_file(path: str) -> str:
         return hashlib.sha256(Path(path).read_bytes()).hexdigest()
     except OSError:
         return "no file"
-
-
-@functools.lru_cache(maxsize=1)
-def _code_fingerprint() -> str:
-    """The playground library's own source: changing how a figure is read invalidates every kept row."""
-    import hashlib
-    digest = hashlib.sha256()
-    for path in sorted(Path(__file__).resolve().parents[1].rglob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
 
 
 def stored_figures(key: str) -> dict | None:
