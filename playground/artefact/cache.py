@@ -85,6 +85,23 @@ def record(our_key: str, kernel) -> None:
     get_cache_manager(our_key).put(entry, INDEX_FILE, binary=False)   # Triton's put is atomic (rename)
 
 
+def kept_json(our_key: str, name: str) -> dict | None:
+    """A JSON file playground keeps in Triton's cache under its own key (derived figures, plans), or None."""
+    from triton.runtime.cache import get_cache_manager
+    path = get_cache_manager(our_key).get_file(name)
+    if path is None:
+        return None
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def keep_json(our_key: str, name: str, data: dict) -> None:
+    from triton.runtime.cache import get_cache_manager
+    get_cache_manager(our_key).put(json.dumps(data), name, binary=False)   # atomic: Triton writes, then renames
+
+
 def disabled() -> bool:
     """Honour Triton's own switches that force a fresh compile."""
     from triton import knobs

@@ -155,8 +155,9 @@ def ask_child(settings: dict) -> dict:
     A plan (not a --run) of an expression is kept in Triton's cache directory, keyed on the settings, the
     torch and Triton versions and playground's own code: asking again reads it back instead of starting
     Inductor (15-30 s)."""
+    from ..artefact import cache
     key = _plan_key(settings)
-    kept = _kept_answer(key) if key else None
+    kept = cache.kept_json(key, PLAN_FILE) if key else None
     if kept is not None:
         return kept
     from ..lifecycle import child_env, run_child
@@ -170,7 +171,7 @@ def ask_child(settings: dict) -> dict:
     if "error" in answer:
         raise (UserError if answer["bad_input"] else KernelFailure)(f"fuse: {answer['error']}")
     if key:
-        _keep_answer(key, answer)
+        cache.keep_json(key, PLAN_FILE, answer)
     return answer
 
 
@@ -198,26 +199,6 @@ def _plan_key(settings: dict) -> str | None:
 def _names_a_file(expr: str) -> bool:
     head = expr.rpartition(":")[0]
     return bool(head) and os.path.exists(head)
-
-
-def _kept_answer(key: str) -> dict | None:
-    import json
-
-    from triton.runtime.cache import get_cache_manager
-    path = get_cache_manager(key).get_file(PLAN_FILE)
-    if path is None:
-        return None
-    try:
-        return json.loads(open(path).read())
-    except (OSError, ValueError):
-        return None
-
-
-def _keep_answer(key: str, answer: dict) -> None:
-    import json
-
-    from triton.runtime.cache import get_cache_manager
-    get_cache_manager(key).put(json.dumps(answer), PLAN_FILE, binary=False)
 
 
 def plan_many(expr: str, shapes: dict[str, list[int]], dtype: str, target_names: list[str],

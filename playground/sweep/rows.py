@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .. import versions
+from ..artefact import cache
 from ..core import devices
 from ..errors import KernelFailure, UserError
 from ..figures import occupancy
@@ -53,23 +54,11 @@ def _digest_file(path: str) -> str:
 
 
 def stored_figures(key: str) -> dict | None:
-    import json
-
-    from triton.runtime.cache import get_cache_manager
-    path = get_cache_manager(key).get_file(FIGURES_FILE)
-    if path is None:
-        return None
-    try:
-        return json.loads(Path(path).read_text())
-    except (OSError, ValueError):
-        return None
+    return cache.kept_json(key, FIGURES_FILE)
 
 
 def _store_figures(key: str, result: dict) -> None:
-    import json
-
-    from triton.runtime.cache import get_cache_manager
-    get_cache_manager(key).put(json.dumps(result), FIGURES_FILE, binary=False)
+    cache.keep_json(key, FIGURES_FILE, result)
 
 
 def figures(c, num_sms: int | None = None) -> dict:

@@ -5,13 +5,9 @@ import csv
 import io
 
 from ..report.report import table
-from ..units import kib, pct
+from ..units import count, kib, pct
 from .space import LAUNCH_KEYS
 from .triage import Sweep
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def varying(configs: list[dict]) -> list[str]:
@@ -90,7 +86,7 @@ def format_text(s: Sweep) -> str:
     out = []
     for target in s.targets:
         fixed = _fixed(s, target)
-        out.append(f"{s.kernel} on {target}: {_count(len(s.configs), 'config')}, shape {shape}, dtype {s.dtype}"
+        out.append(f"{s.kernel} on {target}: {count(len(s.configs), 'configs')}, shape {shape}, dtype {s.dtype}"
                    + (f"; all with {', '.join(f'{k}={v}' for k, v in fixed.items())}" if fixed else ""))
         head, body = table_rows(s, target)
         out += table(list(head), [list(b) for b in body], "r" * (len(head) - 1))   # the flags column reads left
@@ -102,7 +98,7 @@ def format_text(s: Sweep) -> str:
     if s.workers and s.backend != "local pool":
         workers = f" on {s.backend}, {s.workers} at once"
     failed = f"{s.failed} failed" + (f" ({s.rejected} rejected before compiling)" if s.rejected else "")
-    out.append(f"{_count(len(rows), 'compile')} ({_count(len(s.configs), 'config')} x {_count(len(s.targets), 'target')}): {s.cached} from the "
+    out.append(f"{count(len(rows), 'compiles')} ({count(len(s.configs), 'configs')} x {count(len(s.targets), 'targets')}): {s.cached} from the "
                f"cache, {s.compiled} compiled{workers}, {failed}; {blocked} cannot launch, {spills} spill; "
                f"{s.seconds:.1f} s")
     if any(r.get("modelled_seconds") is not None for r in rows):
