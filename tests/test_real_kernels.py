@@ -150,6 +150,50 @@ def test_a_bare_kernel_compiles_with_args_and_the_jit_specialisation():
 
 
 @pytest.mark.compile
+def test_bench_models_a_bare_kernel_from_its_tensors_and_says_so():
+    """No spec counts a bare kernel's work: bench models it with each tensor argument's bytes once and no
+    FLOPs (the rule `run` uses for a live launch), and every output says that is what it stands on."""
+    args = "x_ptr=fp16[98432], y_ptr=fp16[98432], out_ptr=fp16[98432], n_elements=98432, BLOCK_SIZE=1024, grid=97"
+    done = invoke("bench", f"{path('bare_add')}:add_kernel", "-t", "sm_90", "--args", args, "--json")
+    assert done.exit_code == 0, done.stderr
+    point = json.loads(done.stdout)["points"][0]
+    assert (point["estimate"]["flops"], point["estimate"]["bytes"]) == (0, 3 * 98432 * 2)
+    assert point["dtype"] == "fp16"                        # the tensors' dtype, not the fp32 default
+    basis = "FLOPs and bytes: its tensor arguments' bytes, each read or written once; no FLOPs"
+    assert any(n.startswith(basis) for n in point["notes"])
+    assert point["explained"]["figures"]["dram_traffic"] == 3 * 98432 * 2
+    assert any(n.startswith(basis) for n in point["explained"]["notes"])
+    text = invoke("bench", f"{path('bare_add')}:add_kernel", "-t", "sm_90", "--args", args)
+    assert text.exit_code == 0 and text.stdout.count(basis) == 1          # said once, on a modelled line
+    assert text.stdout.splitlines()[0] == "modelled  kernel    add_kernel on sm_90 (H100 SXM5 80GB), fp16"
+
+
+@pytest.mark.compile
+def test_bench_takes_a_bare_kernels_own_launch_metadata():
+    """Tutorial 09's way to count work, a launch_metadata hook, is asked before the tensors are."""
+    args = ("a_ptr=fp16[512,512], b_ptr=fp16[512,512], c_ptr=fp16[512,512], M=512, N=512, K=512, "
+            "BLOCK_M=64, BLOCK_N=64, BLOCK_K=32, grid=8x8")
+    done = invoke("bench", f"{path('bare_matmul_metadata')}:matmul_kernel", "-t", "sm_80", "--args", args, "--json")
+    assert done.exit_code == 0, done.stderr
+    point = json.loads(done.stdout)["points"][0]
+    assert (point["estimate"]["flops"], point["estimate"]["bytes"]) == (2 * 512**3, 2 * 3 * 512 * 512)
+    assert "FLOPs and bytes: the kernel's launch_metadata (no KernelSpec counts them)" in point["notes"]
+    assert point["explained"]["bound"] in {"tensor", "latency", "l2", "dram"}
+
+
+@pytest.mark.skipif(not HAS_TORCH, reason="bench's measured path imports torch")
+def test_a_bare_kernel_is_never_timed_on_its_stand_ins():
+    """Its arguments are storage-free stand-ins: a GPU would be handed no data, so measuring is refused
+    before anything runs."""
+    from playground.bench import measured
+    from playground.errors import UserError
+    spec = registry.load(f"{path('bare_add')}:add_kernel",
+                         args="x_ptr=fp32[64], y_ptr=fp32[64], out_ptr=fp32[64], n_elements=64, BLOCK_SIZE=64")
+    with pytest.raises(UserError, match="only a kernel with a KernelSpec"):
+        measured.measure(Request.of(spec, "sm_90"))
+
+
+@pytest.mark.compile
 def test_a_bare_autotuned_kernel_takes_args_and_a_config():
     args = "x_ptr=fp32[2048], y_ptr=fp32[2048], n=2048"
     assert header(f"{path('autotuned_scale')}:scale", "-t", "sm_90", "--args", args)["meta"] == "BLOCK=64, EVEN=True"

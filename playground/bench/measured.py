@@ -150,6 +150,10 @@ def measure(request, cuda_graph: bool = False) -> Measured:
     spec, target, config = request.spec, request.target, request.config
     if spec.flops is None or spec.bytes is None:
         raise UserError(f"{spec.name}: no throughput to report: no FLOP or byte count is known for it (only a KernelSpec gives them)")
+    if spec.reference is None:
+        # a bare kernel or a trace's variant: its stand-in arguments hold no data to run on or check
+        raise UserError(f"{spec.name}: only a kernel with a KernelSpec (inputs and a reference) is measured here; "
+                        f"--target models it, and `playground run` times the script that launches it")
     bench_fn = triton.testing.do_bench_cudagraph if cuda_graph else triton.testing.do_bench
     method = "do_bench_cudagraph" if cuda_graph else "do_bench (L2 flushed before each run)"
     launch, inputs, outputs, check = _prepare(spec, config)

@@ -23,7 +23,7 @@ def lines(result: BenchResult) -> list[str]:
 def measured_lines(m: Measured) -> list[str]:
     shape = ", ".join(f"{k}={v}" for k, v in m.shape.items())
     t = m.triton
-    out = [f"measured    {m.kernel} on {m.device} ({m.target}), {shape}, {m.dtype}",
+    out = [", ".join(filter(None, [f"measured    {m.kernel} on {m.device} ({m.target})", shape, m.dtype])),
            f"config      {m.config}",
            f"method      {m.method}; median of {t.n} runs, 20th-80th percentile in brackets",
            f"check       {m.checked}",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ..errors import UserError
-from . import dtypes
+from . import dtypes, work
 from .spec import AbstractTensor, KernelSpec, Tensor, unwrap
 
 _TENSOR = re.compile(r"^(\w+)\[([\d,\s]*)\](?:\+(\d+))?$")
@@ -81,21 +81,19 @@ def spec_for(kernel, name: str, source_path: str, args_text: str) -> KernelSpec:
     positional = params[:last + 1]
     tensors = {n: Tensor(v[2], v[1]) for n, v in given.items() if v[0] == "tensor"}
 
+    def stand_in(value):
+        return _OffsetTensor(value[2], value[1], value[3]) if value[0] == "tensor" else value[1]
+
     def runtime_args(**_):
-        out = []
-        for p in positional:
-            value = given.get(p.name)
-            if value is None:
-                out.append(p.default)
-            elif value[0] == "tensor":
-                out.append(_OffsetTensor(value[2], value[1], value[3]))
-            else:
-                out.append(value[1])
-        return tuple(out)
+        return tuple(p.default if p.name not in given else stand_in(given[p.name]) for p in positional)
 
     constexpr_before = {p.name for p in positional if p.is_constexpr}
     spec = KernelSpec(name=name, kernel=kernel, description=f"{name} with --args {args_text}", tensors=tensors,
                       args=runtime_args, grid=lambda shape, m: grid,
                       meta={k: v for k, v in meta.items() if k not in constexpr_before}, default_shape={},
-                      source_path=source_path)
+                      source_path=source_path,
+                      dtypes=tuple(dict.fromkeys(t.dtype for t in tensors.values())) or ("fp32",))
+    # no spec counts its work: the kernel's launch_metadata does, or else its tensors' bytes (core/work.py)
+    arguments = {p.name: stand_in(given[p.name]) for p in params if p.name in given}
+    work.fill_spec(spec, work.of_arguments(jit, grid, arguments, name))
     return spec

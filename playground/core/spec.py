@@ -72,6 +72,8 @@ class KernelSpec:
     work_tile_of: Callable[[int, dict, dict], tuple] | None = None
     # compile options the launcher passes besides num_warps/num_stages (Inductor's: debug, sanitize_overflow, ...)
     compile_options: dict = field(default_factory=dict)
+    # where `flops` and `bytes` come from when no spec author wrote them (core/work.py): said beside them
+    work_basis: str = ""
     # filled in by the registry
     source_path: str = ""
     loaded_from: str = ""    # how registry.load finds it again when that is not a file of specs (trace.json#2)

@@ -209,7 +209,7 @@ def model(compiled, device=None) -> Model:
         raise UserError(f"{spec.name}: nothing to model: no FLOP or byte count is known for it (only a KernelSpec gives them)")
     flops, nbytes = spec.flops(cfg.shape), spec.bytes(cfg.shape, dtypes.size(cfg.dtype))
     peak, roof = peak_for(device, matrix_precision(compiled))
-    notes = []
+    notes = [work_note(spec)] if spec.work_basis else []
     blocks, why = active_blocks(compiled)
     if why:
         notes.append(why + ("; the time below ignores that" if blocks == 0 else ""))
@@ -228,6 +228,10 @@ def model(compiled, device=None) -> Model:
                  active_blocks_per_sm=blocks, num_sms=device.num_sms, notes=notes)
 
 
+def work_note(spec) -> str:
+    return f"FLOPs and bytes: {spec.work_basis} (no KernelSpec counts them)"
+
+
 def _mb(n: int) -> str:
     return f"{n / 2**20:.3g} MiB"
 
@@ -236,7 +240,7 @@ def lines(m: Model, reason: str = "") -> list[str]:
     """The model in words; every line says modelled."""
     e = m.estimate
     shape = ", ".join(f"{k}={v}" for k, v in m.shape.items())
-    rows = [("kernel", f"{m.kernel} on {m.target} ({m.device}), {shape}, {m.dtype}")]
+    rows = [("kernel", ", ".join(filter(None, [f"{m.kernel} on {m.target} ({m.device})", shape, m.dtype])))]
     if reason:
         rows.append(("why", reason))
     rows += [
@@ -261,7 +265,8 @@ def lines(m: Model, reason: str = "") -> list[str]:
                  f"{e.percent_of_peak:.1f}% of peak {'bandwidth' if e.bound == 'memory' else 'compute'}"
                  + (": the roofline with waves, beside the model's time below" if m.explained else "")))
     # the model's time counts launch overhead itself
-    rows += [("note", n) for n in m.notes if not (m.explained and n.startswith("launch overhead"))]
+    rows += [("note", n) for n in m.notes
+             if not (m.explained and (n.startswith("launch overhead") or n in m.explained.notes))]
     if m.explained:
         from ..model import explain
         rows += [(label, text) for label, text in explain.rows(m.explained)]

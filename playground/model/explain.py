@@ -110,6 +110,9 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     """
     device = device or devices.get(compiled.target.name)
     spec, cfg = compiled.spec, compiled.config
+    if work is None and spec.work_basis:
+        # counts from the launch's arguments (core/work.py), not a spec's schedule: modelled as `run` does
+        work = (spec.flops(cfg.shape), spec.bytes(cfg.shape, dtypes.size(cfg.dtype)), launch.ctas(compiled))
     if work is None and (spec.flops is None or spec.bytes is None):
         raise UserError(f"{spec.name}: nothing to model: no FLOP or byte count is known for it (only a KernelSpec gives them)")
     elem = dtypes.size(cfg.dtype)
@@ -263,8 +266,8 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
 
 
 def _notes(compiled, prog, moved, f) -> list[str]:
-    notes = []
-    if not moved.from_schedule:
+    notes = [roofline.work_note(compiled.spec)] if compiled.spec.work_basis else []
+    if not moved.from_schedule and not compiled.spec.work_basis:     # work_note says it for the other case
         notes.append("DRAM and L2 traffic: every byte of the spec's count once (it gives no operand blocks)")
     if prog.mma_family is None and "tt.dot" in compiled.stage("ttir"):
         notes.append("tl.dot without matrix instructions: modelled on the FMA units")

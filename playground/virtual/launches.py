@@ -17,6 +17,7 @@ import math
 import sys
 from pathlib import Path
 
+from ..core import work
 from ..core.spec import AbstractTensor, KernelSpec, Tensor
 from ..errors import UserError
 from ..files import read_json
@@ -84,18 +85,15 @@ def specialised(src) -> list[str]:
 
 
 def work_of(jit, kernel, record, values) -> tuple[int, int, str]:
-    """FLOPs and bytes for the model: the kernel's own launch_metadata if it gives them, else the tensors'."""
-    if values is not None and getattr(jit, "launch_metadata", None):
-        try:
-            meta = jit.launch_metadata(tuple(record["grid"]), kernel.metadata, dict(zip(jit.arg_names, values)))
-            flops = sum(int(v) for k, v in meta.items() if k.startswith("flops"))
-            if "bytes" in meta:
-                return flops, int(meta["bytes"]), "the kernel's launch_metadata"
-        except Exception:
-            pass
+    """FLOPs and bytes for the model: the kernel's own launch_metadata if it gives them, else the tensors'
+    (core/work.py's rule, here with the live tensors and the compiled kernel's metadata)."""
+    if values is not None:
+        found = work.from_metadata(jit, record["grid"], kernel.metadata, dict(zip(jit.arg_names, values)))
+        if found:
+            return found.flops, found.bytes, found.basis
     nbytes = sum(math.prod(a["shape"]) * _dtype_bytes(a["dtype"]) for a in record.get("args", [])
                  if a["kind"] == "tensor")
-    return 0, nbytes, "its tensor arguments' bytes, once each; no FLOPs"
+    return 0, nbytes, work.TENSOR_BASIS
 
 
 def _dtype_bytes(dtype: str) -> int:
@@ -160,11 +158,15 @@ def spec_for(source: dict, jit) -> KernelSpec:
         return tuple(_stand_in(a) for a in positional)
 
     grid = tuple(source["grid"])
-    return KernelSpec(name=source["kernel"], kernel=jit,
+    spec = KernelSpec(name=source["kernel"], kernel=jit,
                       description=f"{source['kernel']} as captured by playground run", tensors=tensors,
                       args=runtime_args, grid=lambda shape, meta: grid, meta=meta,
                       default_shape={}, num_warps=source["num_warps"], num_stages=source["num_stages"],
                       source_path=source["file"])
+    # what `run` modelled the launch with: its launch_metadata, or else its tensors' bytes (core/work.py)
+    arguments = {a["name"]: _stand_in(a) for a in args}
+    work.fill_spec(spec, work.of_arguments(jit, grid, arguments, source["kernel"]))
+    return spec
 
 
 def request_for(source: dict, jit=None):
