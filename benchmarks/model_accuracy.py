@@ -15,6 +15,10 @@ the same source, kernel, GPU and implementation does at least twice the work in 
 time: the published time is then host and launch overhead, not the kernel), or the model's launch
 and fill take more than half of its time (the model does not claim to know a host's overhead).
 
+The summary keeps apart what the model describes best, the Triton kernels, from the library and PyTorch
+kernels it stands in for, and the rows whose source names the GPU exactly (an nvidia-smi name, SXM, PCIe,
+NVL) from those that say only "A100" or "H100", which are taken as the SXM part.
+
 Goals (issue 17): median absolute error <= 25% for GEMM and for the memory-bound kernels where the
 kernel dominates; Spearman rank correlation >= 0.8 across shapes; one model, unchanged, for A100 and H100.
 
@@ -61,9 +65,12 @@ GPUS = [
     (("a100", "40"), _variant("sm_80", name="A100 40GB", mem_bandwidth_gbs=1555.0)),
     (("a100", "pcie"), _variant("sm_80", name="A100 80GB PCIe", mem_bandwidth_gbs=1935.0)),
     (("a100",), _variant("sm_80")),
+    (("3090",), _variant("sm_86")),
     (("mi300x",), _variant("gfx942")),
     (("mi250",), _variant("gfx90a")),
 ]
+# the GPU names that say only the family: gpu_of takes them as the SXM part, and the report keeps them apart
+ASSUMED_SXM = ("a100", "h100")
 DTYPES = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "bf16": "bf16", "bfloat16": "bf16",
           "fp32": "fp32", "float32": "fp32"}
 SHAPES = {"gemm": ("M", "N", "K"), "softmax": ("M", "N"), "layernorm": ("M", "N"), "vector_add": ("N",),
@@ -256,6 +263,19 @@ def main() -> int:
         inside = sum(p[5] for pts in groups.values() for p in pts)
         print(f"\nall modelled rows: {len(all_errors)}, median |error| {100 * statistics.median(all_errors):.1f}%, "
               f"{inside} inside the model's band; goals met in {sum(verdicts)} of {len(verdicts)} checks")
+    split = defaultdict(list)
+    for pts in groups.values():
+        for m, s, row, *_ in pts:
+            split[(row["implementation"].startswith("triton"), row["gpu"].strip().lower() not in ASSUMED_SXM)].append(
+                abs(s - m) / m)
+    print("\nby what was run and how exactly the source names the GPU:")
+    for (triton, named), label in [((True, True), "Triton kernels, the GPU named exactly (SXM, PCIe, NVL, ...)"),
+                                   ((True, False), "Triton kernels, the GPU taken as the SXM part"),
+                                   ((False, True), "library and PyTorch kernels, the GPU named exactly"),
+                                   ((False, False), "library and PyTorch kernels, the GPU taken as the SXM part")]:
+        errors = split.get((triton, named))
+        if errors:
+            print(f"  {label:<62} {len(errors):>4} rows, median |error| {100 * statistics.median(errors):.1f}%")
     print(f"\nleft out: {len(left_out)} rows")
     reasons = defaultdict(list)
     for line, row, why in left_out:
