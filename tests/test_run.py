@@ -120,10 +120,13 @@ def test_what_run_captured_is_byte_identical_to_what_compile_shows(tmp_path):
     assert rows["global_load.128"] == ["4", "0"] and rows["global_load.32"] == ["0", "16"]
 
 
-def test_bench_models_a_traced_variant_as_run_modelled_its_launch(tmp_path):
+@pytest.mark.parametrize("script", ["vector_add_bench.py", "descriptors.py"])
+def test_bench_models_a_traced_variant_as_run_modelled_its_launch(tmp_path, script):
     """A variant reopened from a trace has no spec to count its work: bench counts it by run's rule (its
-    tensors' bytes, no FLOPs) and so gives the time run gave the launch the variant was rebuilt from."""
-    run = captured("vector_add_bench.py")
+    tensors' bytes, a descriptor's by the tensor it describes, no FLOPs) and so gives the time run gave
+    the launch the variant was rebuilt from."""
+    import torch
+    run = captured(script)
     trace = tmp_path / "trace.json"
     trace.write_text(json.dumps(run.trace))
     for variant in run.variants:
@@ -133,9 +136,11 @@ def test_bench_models_a_traced_variant_as_run_modelled_its_launch(tmp_path):
         assert done.returncode == 0, done.stderr
         point = json.loads(done.stdout)["points"][0]
         assert point["explained"]["seconds"] == pytest.approx(launch["modelled_seconds"], rel=1e-9)
-        tensors = [a for a in variant["source"]["args"] if a["kind"] == "tensor"]
-        assert len(tensors) == 3 and point["estimate"]["flops"] == 0
-        assert point["estimate"]["bytes"] == sum(4 * math.prod(a["shape"]) for a in tensors)
+        tensors = [a if a["kind"] == "tensor" else a["base"] for a in variant["source"]["args"]
+                   if a["kind"] in ("tensor", "tensordesc")]
+        assert len(tensors) >= 2 and point["estimate"]["flops"] == 0
+        assert point["estimate"]["bytes"] == sum(getattr(torch, a["dtype"]).itemsize * math.prod(a["shape"])
+                                                 for a in tensors)
         assert point["notes"][0] == f"FLOPs and bytes: {launch['model_basis']} (no KernelSpec counts them)"
 
 

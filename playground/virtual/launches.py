@@ -91,9 +91,9 @@ def work_of(jit, kernel, record, values) -> tuple[int, int, str]:
         found = work.from_metadata(jit, record["grid"], kernel.metadata, dict(zip(jit.arg_names, values)))
         if found:
             return found.flops, found.bytes, found.basis
-    nbytes = sum(math.prod(a["shape"]) * _dtype_bytes(a["dtype"]) for a in record.get("args", [])
-                 if a["kind"] == "tensor")
-    return 0, nbytes, work.TENSOR_BASIS
+    tensors = [a if a["kind"] == "tensor" else a["base"] for a in record.get("args", [])
+               if a["kind"] in ("tensor", "tensordesc")]      # a descriptor: the tensor it describes
+    return 0, sum(math.prod(a["shape"]) * _dtype_bytes(a["dtype"]) for a in tensors), work.TENSOR_BASIS
 
 
 def _dtype_bytes(dtype: str) -> int:
