@@ -101,3 +101,21 @@ def test_parse_files_dumps_under_their_pipeline_and_skips_the_pipeliner_internal
     assert records[0]["before"] == "module {\n  %# = arith.constant 1 : i32\n}\n"   # location and number normalised
     assert records[0]["after"] == records[1]["before"] == "module {\n}\n"
     assert records[1]["after"] == "module {\n}\n"       # the pipeline's own final module, not the internal dump
+
+
+def test_a_cache_hit_from_another_checkout_still_shows_its_passes(tmp_path, monkeypatch):
+    """Triton's cache key holds a kernel's source, not its path: the same file in a second checkout hits
+    the first one's binary, whose locations name the first directory. --passes compiles afresh in a
+    cache of its own, which names the second; the two TTGIRs are the same kernel and must be taken so."""
+    from pathlib import Path
+    source = (Path(__file__).resolve().parent.parent / "examples" / "my_kernels.py").read_text()
+    for checkout in ("first", "second-checkout"):
+        (tmp_path / checkout).mkdir()
+        (tmp_path / checkout / "mine.py").write_text(source)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    code, out = run("compile", tmp_path / "first" / "mine.py", "--target", "sm_80", "--json")
+    assert code == 0 and json.loads(out)["cache_hit"] is False
+    code, out = run("compile", tmp_path / "second-checkout" / "mine.py", "--target", "sm_80", "--passes")
+    assert code == 0, out
+    assert "make_ttgir" in out and "different TTGIR" not in out
+    assert passes._without_directories('loc("/a/b/mine.py":12:3) loc("K")') == 'loc("mine.py":12:3) loc("K")'

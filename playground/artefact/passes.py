@@ -181,13 +181,23 @@ def _dump(compiled, timeout: float | None) -> dict:
     if code != 0 or answer is None:
         tail = text.strip().splitlines()[-1:] or ["no output"]
         raise UserError(f"--passes: the compile with MLIR's IR printing failed: {tail[0]}")
-    if answer["ttgir"] != compiled.stage("ttgir"):
+    if _without_directories(answer["ttgir"]) != _without_directories(compiled.stage("ttgir")):
         raise UserError("--passes: the compile with IR printing on built a different TTGIR from this request's; "
                         "its passes would not be this kernel's")
     records = parse(text, answer["finals"])
     if not records:
         raise UserError("--passes: Triton printed no pass (MLIR_ENABLE_DUMP had no effect on this Triton build)")
     return {"passes": records}
+
+
+def _without_directories(ir: str) -> str:
+    """The IR with each location's file reduced to its name. Triton's cache key holds a kernel's source
+    but not its path, so a cache hit may carry the locations of the same file compiled from another
+    checkout, while the child, compiling afresh, writes this one's."""
+    return _LOC_FILE.sub(r'loc("\1"', ir)
+
+
+_LOC_FILE = re.compile(r'loc\("(?:[^"]*/)([^"/]*)"')
 
 
 def parse(text: str, finals: dict[str, str]) -> list[dict]:
