@@ -26,12 +26,22 @@ class Work:
 def tensor_bytes(args: dict) -> int:
     """Bytes of every tensor among `args` (name -> value), once each: anything with a shape and an
     element size (torch tensors and the playground's stand-ins alike)."""
-    total = 0
-    for value in args.values():
-        value = getattr(value, "base", value)        # a tensor descriptor: the tensor it describes
-        if hasattr(value, "shape") and hasattr(value, "element_size"):
-            total += math.prod(value.shape) * value.element_size()
-    return total
+    tensors = (getattr(value, "base", value) for value in args.values())   # a descriptor: its tensor
+    return _bytes_of((t.shape, t.element_size()) for t in tensors
+                     if hasattr(t, "shape") and hasattr(t, "element_size"))
+
+
+def recorded_tensor_bytes(arg_records: list[dict]) -> int:
+    """The same count over a `run` trace's argument records (virtual/launches.py), where a tensor is
+    kept as its shape and torch's name for its dtype."""
+    import torch  # a trace comes from a script that imports torch
+    tensors = (a if a["kind"] == "tensor" else a["base"] for a in arg_records
+               if a["kind"] in ("tensor", "tensordesc"))            # a descriptor: the tensor it describes
+    return _bytes_of((t["shape"], getattr(torch, t["dtype"]).itemsize) for t in tensors)
+
+
+def _bytes_of(shapes_and_sizes) -> int:
+    return sum(math.prod(shape) * element_size for shape, element_size in shapes_and_sizes)
 
 
 def from_metadata(jit, grid: tuple, metadata, args: dict) -> Work | None:

@@ -13,7 +13,6 @@ launch table; `FILE` alone means variant 1.
 from __future__ import annotations
 
 import ast
-import math
 import sys
 from pathlib import Path
 
@@ -91,14 +90,7 @@ def work_of(jit, kernel, record, values) -> tuple[int, int, str]:
         found = work.from_metadata(jit, record["grid"], kernel.metadata, dict(zip(jit.arg_names, values)))
         if found:
             return found.flops, found.bytes, found.basis
-    tensors = [a if a["kind"] == "tensor" else a["base"] for a in record.get("args", [])
-               if a["kind"] in ("tensor", "tensordesc")]      # a descriptor: the tensor it describes
-    return 0, sum(math.prod(a["shape"]) * _dtype_bytes(a["dtype"]) for a in tensors), work.TENSOR_BASIS
-
-
-def _dtype_bytes(dtype: str) -> int:
-    import torch
-    return getattr(torch, dtype).itemsize
+    return 0, work.recorded_tensor_bytes(record.get("args", [])), work.TENSOR_BASIS
 
 
 def source_of(record: dict, target: str) -> dict:
