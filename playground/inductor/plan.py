@@ -161,10 +161,13 @@ def ask_child(settings: dict) -> dict:
     if kept is not None:
         return kept
     from ..lifecycle import child_env, run_child
-    with tempfile.TemporaryDirectory(prefix="playground-fuse-") as tmp:     # Inductor's own cache, thrown away
+    # Inductor's own cache is thrown away. One compile thread: a plan compiles no kernel, and Inductor would
+    # otherwise start a pool of worker processes, each importing torch again (about 3 s of a 12 s plan on two cores).
+    with tempfile.TemporaryDirectory(prefix="playground-fuse-") as tmp:
         code, answer, err = run_child("playground.inductor.child", settings, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.PIPE, text=True,
-                                      env=child_env(TRITON_INTERPRET=None, TORCHINDUCTOR_CACHE_DIR=tmp))
+                                      env=child_env(TRITON_INTERPRET=None, TORCHINDUCTOR_CACHE_DIR=tmp,
+                                                    TORCHINDUCTOR_COMPILE_THREADS="1"))
     if answer is None:
         tail = err.strip().splitlines()[-1:] or ["no output"]
         raise KernelFailure(f"fuse: Inductor's process ended (exit {code}): {tail[0]}")
