@@ -24,6 +24,18 @@ def outcome(*args) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
+def pytest_collection_modifyitems(items):
+    """Groups for pytest-xdist (`-n`, which scripts/test.sh uses): a file's tests run on one worker, in their
+    order, as they would without xdist; only the tutorials' blocks are split, one group per lesson (with its
+    solutions), since a lesson's blocks may build on each other but lessons do not share state."""
+    for item in items:
+        group = item.path.name
+        block = getattr(getattr(item, "callspec", None), "params", {}).get("block")
+        if item.path.name == "test_tutorials.py" and block is not None:
+            group = f"lesson-{block.path.name[:2]}"
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture
 def cli():
     return invoke

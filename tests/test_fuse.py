@@ -12,6 +12,15 @@ pytest.importorskip("torch")
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.fixture(scope="module", autouse=True)
+def own_cache(tmp_path_factory):
+    """This file's plans go to a cache of its own: `fuse#N` means the last plan in the cache, and lesson 12's
+    blocks, which may run beside these tests (pytest -n), reopen theirs from the default one."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TRITON_CACHE_DIR", str(tmp_path_factory.mktemp("fuse-cache")))
+        yield
+
+
 def fuse(*args, env=None):
     env = {**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}
     return subprocess.run([sys.executable, str(ROOT / "cli.py"), "fuse", *map(str, args)], capture_output=True,
