@@ -89,6 +89,11 @@ def gpu_of(name: str):
     return None, None
 
 
+def named_exactly(row: dict) -> bool:
+    """Whether the row's source names the GPU's variant, not only its family (taken as the SXM part)."""
+    return row["gpu"].strip().lower() not in ASSUMED_SXM
+
+
 def model_row(row: dict, cache: dict):
     """(the Explanation of the config used, or None, that config, why left out)."""
     kernel = row["kernel"].strip()
@@ -238,15 +243,15 @@ def main() -> int:
         if why:
             left_out.append((i, row, why))
             continue
-        gpu = gpu_of(row["gpu"])[1].name
+        gpu = gpu_of(row["gpu"])[1].name + ("" if named_exactly(row) else " *")
         groups[(row["kernel"], gpu, row["implementation"])].append((measured, modelled.seconds, row, config, i,
                                                                      modelled.low <= measured <= modelled.high))
     print(f"validation set: {args.csv} ({len(rows)} rows); modelled with playground's performance model "
           f"(MODELLED times, compared with the rows' MEASURED ones). A row that names only A100 or H100 is "
-          f"taken as the SXM part.\n")
-    print(f"{'kernel':<16}{'GPU':<20}{'implementation':<24}{'rows':>5}{'median |err|':>14}{'rank corr':>11}"
+          f"taken as the SXM part, and marked * in the table.\n")
+    print(f"{'kernel':<16}{'GPU':<22}{'implementation':<24}{'rows':>5}{'median |err|':>14}{'rank corr':>11}"
           f"{'in band':>9}  goals")
-    verdicts = []
+    verdicts, named_verdicts = [], []
     for (kernel, gpu, impl), points in sorted(groups.items()):
         errors = [abs(s - m) / m for m, s, *_ in points]
         med = statistics.median(errors)
@@ -258,8 +263,10 @@ def main() -> int:
             "" if ok_err is None else f"error {'meets' if ok_err else 'MISSES'} <= {GOAL_ERROR:.0%}",
             "" if ok_rank is None else f"rank {'meets' if ok_rank else 'MISSES'} >= {GOAL_RANK}") if v)
         verdicts += [v for v in (ok_err, ok_rank) if v is not None]
+        if not gpu.endswith(" *"):
+            named_verdicts += [v for v in (ok_err, ok_rank) if v is not None]
         inside = sum(p[5] for p in points)
-        print(f"{kernel:<16}{gpu:<20}{impl:<24}{len(points):>5}{100 * med:>13.1f}%"
+        print(f"{kernel:<16}{gpu:<22}{impl:<24}{len(points):>5}{100 * med:>13.1f}%"
               f"{'-' if rho is None else f'{rho:.2f}':>11}{f'{inside}/{len(points)}':>9}  {verdict or '-'}")
         if args.rows:
             for m, s, row, config, line, _ in sorted(points, key=lambda p: p[4]):
@@ -270,11 +277,12 @@ def main() -> int:
     if all_errors:
         inside = sum(p[5] for pts in groups.values() for p in pts)
         print(f"\nall modelled rows: {len(all_errors)}, median |error| {100 * statistics.median(all_errors):.1f}%, "
-              f"{inside} inside the model's band; goals met in {sum(verdicts)} of {len(verdicts)} checks")
+              f"{inside} inside the model's band; goals met in {sum(verdicts)} of {len(verdicts)} checks, "
+              f"{sum(named_verdicts)} of {len(named_verdicts)} on GPUs named exactly")
     split = defaultdict(list)
     for pts in groups.values():
         for m, s, row, *_ in pts:
-            split[(row["implementation"].startswith("triton"), row["gpu"].strip().lower() not in ASSUMED_SXM)].append(
+            split[(row["implementation"].startswith("triton"), named_exactly(row))].append(
                 abs(s - m) / m)
     print("\nby what was run and how exactly the source names the GPU:")
     for (triton, named), label in [((True, True), "Triton kernels, the GPU named exactly (SXM, PCIe, NVL, ...)"),
