@@ -248,7 +248,14 @@ def main() -> int:
                                                                      modelled.low <= measured <= modelled.high))
     print(f"validation set: {args.csv} ({len(rows)} rows); modelled with playground's performance model "
           f"(MODELLED times, compared with the rows' MEASURED ones). A row that names only A100 or H100 is "
-          f"taken as the SXM part, and marked * in the table.\n")
+          f"taken as the SXM part, and marked * in the table.\n"
+          f"  median |err|: of modelled against measured time. Goal <= {GOAL_ERROR:.0%} for GEMM and the memory-bound "
+          f"kernels ({', '.join(MEMORY_BOUND)}); attention is reported, not judged.\n"
+          f"  rank corr: Spearman's, of modelled against measured time across the group's shapes (goal >= "
+          f"{GOAL_RANK}); shapes, not configs: no row records the config it ran, so these rows do not check the "
+          f"order sweep gives configs.\n"
+          f"  in band: rows measured inside the model's optimistic-to-pessimistic span (its uncertain constants "
+          f"at either end), not a confidence interval.\n")
     print(f"{'kernel':<16}{'GPU':<22}{'implementation':<24}{'rows':>5}{'median |err|':>14}{'rank corr':>11}"
           f"{'in band':>9}  goals")
     verdicts, named_verdicts = [], []
@@ -279,6 +286,11 @@ def main() -> int:
         print(f"\nall modelled rows: {len(all_errors)}, median |error| {100 * statistics.median(all_errors):.1f}%, "
               f"{inside} inside the model's band; goals met in {sum(verdicts)} of {len(verdicts)} checks, "
               f"{sum(named_verdicts)} of {len(named_verdicts)} on GPUs named exactly")
+        fast = sum(s < m for pts in groups.values() for m, s, *_ in pts)
+        slow = sum(s > m for pts in groups.values() for m, s, *_ in pts)
+        print(f"modelled faster than measured on {fast} rows, slower on {slow}: the model leans optimistic. One model "
+              f"for every GPU: the same code, with each architecture's published figures (datasheets, "
+              f"microbenchmark papers); nothing fitted per GPU.")
     split = defaultdict(list)
     for pts in groups.values():
         for m, s, row, *_ in pts:
