@@ -21,9 +21,13 @@ def parse_assignments(text: str | Iterable[str] | None, flag: str, strings: bool
         key, eq, raw = item.partition("=")
         key, raw = key.strip(), raw.strip()
         if not eq or not key or not raw:
-            raise UserError(f"{flag} '{item}': expected NAME=VALUE, as in {flag} BLOCK_SIZE=1024")
+            example = _EXAMPLES.get(flag.lstrip("-"), "BLOCK_SIZE=1024")
+            raise UserError(f"{flag} '{item}': expected NAME=VALUE, as in {flag} {example}")
         merge(result, key, parse_value(raw, f"{flag} {key}", strings), flag)
     return result
+
+
+_EXAMPLES = {"shape": "M=4096", "meta": "BLOCK_SIZE=1024"}   # what each option's NAME=VALUE looks like
 
 
 def split_items(text: str | Iterable[str] | None) -> list[str]:
