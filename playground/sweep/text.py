@@ -105,8 +105,9 @@ def format_text(s: Sweep) -> str:
         out.append("modelled: the performance model's typical time, its band (optimistic to pessimistic constants) "
                    "and the resource that bounds it, from each binary and the device table; not a measurement "
                    "(`playground bench` on a GPU measures). rank: by modelled time among the configs that compile "
-                   "and launch; \"tie\": the model cannot order it against the config ranked above (within 2% or "
-                   "their order flips inside the band), so they share a rank")
+                   "and launch (rows stay in the space's order); \"tie\": the model cannot order it against "
+                   "the fastest config of that rank (within 2%, or their order flips inside the band), so it shares "
+                   "the rank")
     return "\n".join(out) + "\n"
 
 
