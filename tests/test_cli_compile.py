@@ -122,6 +122,7 @@ def test_out_refuses_a_foreign_file(tmp_path):
 
 @pytest.mark.parametrize("args,code,message", [
     (["compile", "gem"], 2, "unknown kernel 'gem'; did you mean 'gemm'"),
+    (["compile", "nonexistent"], 2, "unknown kernel 'nonexistent'; known kernels: "),
     (["compile", "vector_add", "--meta", "BLOCK_SIZE=abc"], 2, "--meta BLOCK_SIZE=abc: expected int"),
     (["compile", "vector_add", "--meta", "BLOCK=64"], 2, "has no meta-parameter of that name"),
     (["compile", "vector_add", "--meta", "num_warps=8"], 2, "a launch setting, not a meta-parameter: use --num-warps 8"),

@@ -178,7 +178,7 @@ def _finish(spec: KernelSpec, file: str) -> KernelSpec:
 
 
 def _suggest(name: str, known: list[str]) -> str:
-    close = difflib.get_close_matches(name, known, n=3, cutoff=0.5)
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)   # difflib's default; 0.5 matched "nonexistent"
     if not close:
         close = [k for k in known if name.lower() in k.lower() or k.lower() in name.lower()][:3]
     if close:
