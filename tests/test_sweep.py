@@ -70,6 +70,16 @@ def test_one_row_per_config_with_the_figures_of_a_single_compile(first, in_cold_
     assert ranked[0]["rank"] == 1 and ranked[1]["rank"] in (1, 2)
 
 
+def test_a_worker_that_finds_the_binary_in_tritons_cache_counts_it_as_from_the_cache(first, in_cold_cache,
+                                                                                      monkeypatch):
+    # The parent cannot tell the binary is cached (here: patched to say so), so workers are sent; each one
+    # finds the binary in Triton's cache, and the summary must not call that a compile.
+    monkeypatch.setattr(Request, "cached_hash", lambda self: None)
+    again = triage.run(registry.load("gemm"), [targets.resolve("sm_80")], SPACE, jobs=2)
+    assert again.workers == 2 and all(r["cache_hit"] for r in again.rows)
+    assert (again.cached, again.compiled) == (2, 0)
+
+
 def test_a_rerun_is_served_from_the_cache_without_workers(first, in_cold_cache):
     again = triage.run(registry.load("gemm"), [targets.resolve("sm_80")], SPACE, jobs=2)
     assert again.compiled == 0 and again.workers == 0

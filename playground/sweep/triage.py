@@ -101,6 +101,8 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
 
     def finish(task, result, origin="compiled"):
         nonlocal done
+        if origin == "compiled" and result.get("cache_hit"):     # a worker found it in Triton's cache
+            origin = "cache"
         rows[task["index"]] = {"target": task["target"].name, "config": task["config"], **result}
         origins[task["index"]] = origin if result["status"] == "ok" or origin == "rejected" else "failed"
         done += 1
