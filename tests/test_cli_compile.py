@@ -130,6 +130,7 @@ def test_out_refuses_a_foreign_file(tmp_path):
     (["compile", "vector_add", "--meta", "BLOCK_SIZE"], 2, "expected NAME=VALUE, as in --meta BLOCK_SIZE=1024"),
     (["compile", "vector_add", "--shape", "N4096"], 2, "expected NAME=VALUE, as in --shape M=4096"),
     (["compile", "vector_add", "--shape", "N=-4"], 2, "positive integers"),
+    (["compile", "vector_add", "--shape", "N=1e6"], 2, "--shape N: sizes are positive integers; write N=1000000"),
     (["compile", "vector_add", "--shape", "M=4"], 2, "has dimensions N"),
     (["compile", "vector_add", "--num-warps", "3"], 2, "power of two"),
     (["compile", "vector_add", "--target", "sm_75x"], 2, "unknown target 'sm_75x'"),

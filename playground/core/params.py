@@ -123,6 +123,8 @@ def check_shape(spec: KernelSpec, shape: dict) -> dict:
             close = difflib.get_close_matches(key, dims, n=2, cutoff=0.4)
             near = f"; did you mean {' or '.join(close)}?" if close else ""
             raise UserError(f"--shape {key}: {spec.name} has dimensions {', '.join(dims)}{near}")
+        if isinstance(value, float) and value.is_integer() and value >= 1:     # 1e6 parses as a float
+            raise UserError(f"--shape {key}: sizes are positive integers; write {key}={int(value)}")
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise UserError(f"--shape {key}={value}: sizes are positive integers")
     return {**spec.default_shape, **shape}
