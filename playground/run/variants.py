@@ -37,7 +37,7 @@ KINDS = ("values", "layouts", "configs", "sanitizers")
 @dataclass(frozen=True)
 class Variant:
     kind: str                     # "values", "layouts" or "configs"
-    name: str                     # "randn", "large", "transposed", "sliced", "offset", "config 2/6"
+    name: str                     # "randn", "large", "transposed", "sliced", "offset", "--config 1 (of 6)"
     generator: str = "randn"
     layout: dict = field(default_factory=dict, hash=False)    # merged into the case's layout
     config: dict | None = field(default=None, hash=False)     # one entry of spec.configs
@@ -159,7 +159,8 @@ def configs(spec, quick: bool, seed: int) -> list[Variant]:
             rest.remove(best)
         chosen = sorted(picked)
     total = len(spec.configs)
-    return [Variant("configs", f"config {i + 1}/{total}", config=dict(c)) for i, c in chosen]
+    # named as `--config N` opens it in every command (numbered from 0, as `--config list` shows)
+    return [Variant("configs", f"--config {i} (of {total})", config=dict(c)) for i, c in chosen]
 
 
 def _pattern(config: dict) -> tuple:
