@@ -216,12 +216,10 @@ def host_bound(rows: list[dict]) -> set[int]:
     return flat
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", action="store_true", help="print every row's modelled and measured time")
-    parser.add_argument("--csv", default=str(DATA), help="the validation set (default: benchmarks/data/measured.csv)")
-    args = parser.parse_args()
-    rows = list(csv.DictReader(open(args.csv, newline="")))
+def evaluate(rows: list[dict]) -> tuple[dict, list]:
+    """Model every row: ({(kernel, GPU label, implementation): [(measured s, modelled s, row, config, line,
+    measured inside the band)]}, [(line, row, why left out)]). A GPU label ends in " *" when the source names
+    only the family."""
     groups: dict = defaultdict(list)
     left_out = []
     cache: dict = {}
@@ -246,6 +244,16 @@ def main() -> int:
         gpu = gpu_of(row["gpu"])[1].name + ("" if named_exactly(row) else " *")
         groups[(row["kernel"], gpu, row["implementation"])].append((measured, modelled.seconds, row, config, i,
                                                                      modelled.low <= measured <= modelled.high))
+    return groups, left_out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", action="store_true", help="print every row's modelled and measured time")
+    parser.add_argument("--csv", default=str(DATA), help="the validation set (default: benchmarks/data/measured.csv)")
+    args = parser.parse_args()
+    rows = list(csv.DictReader(open(args.csv, newline="")))
+    groups, left_out = evaluate(rows)
     print(f"validation set: {args.csv} ({len(rows)} rows); modelled with playground's performance model "
           f"(MODELLED times, compared with the rows' MEASURED ones). A row that names only A100 or H100 is "
           f"taken as the SXM part, and marked * in the table.\n"
