@@ -247,6 +247,11 @@ def evaluate(rows: list[dict]) -> tuple[dict, list]:
     return groups, left_out
 
 
+def median_error(points: list) -> float:
+    """The median |modelled - measured| / measured of a group's points (as evaluate gives them)."""
+    return statistics.median(abs(s - m) / m for m, s, *_ in points)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", action="store_true", help="print every row's modelled and measured time")
@@ -268,8 +273,7 @@ def main() -> int:
           f"{'in band':>9}  goals")
     verdicts, named_verdicts = [], []
     for (kernel, gpu, impl), points in sorted(groups.items()):
-        errors = [abs(s - m) / m for m, s, *_ in points]
-        med = statistics.median(errors)
+        med = median_error(points)
         rho = spearman([m for m, *_ in points], [s for _, s, *_ in points])
         goal_err = kernel == "gemm" or kernel in MEMORY_BOUND
         ok_err = med <= GOAL_ERROR if goal_err else None
@@ -288,30 +292,29 @@ def main() -> int:
                 shape = ",".join(f"{d}={row[d]}" for d in SHAPES[kernel])
                 print(f"    line {line}: {shape} {row['dtype']}: measured {m * 1e6:.4g} us, modelled {s * 1e6:.4g} us "
                       f"({100 * (s - m) / m:+.0f}%) with {config}")
-    all_errors = [abs(s - m) / m for pts in groups.values() for m, s, *_ in pts]
-    if all_errors:
-        inside = sum(p[5] for pts in groups.values() for p in pts)
-        print(f"\nall modelled rows: {len(all_errors)}, median |error| {100 * statistics.median(all_errors):.1f}%, "
+    every = [point for points in groups.values() for point in points]
+    if every:
+        inside = sum(point[5] for point in every)
+        print(f"\nall modelled rows: {len(every)}, median |error| {100 * median_error(every):.1f}%, "
               f"{inside} inside the model's band; goals met in {sum(verdicts)} of {len(verdicts)} checks, "
               f"{sum(named_verdicts)} of {len(named_verdicts)} on GPUs named exactly")
-        fast = sum(s < m for pts in groups.values() for m, s, *_ in pts)
-        slow = sum(s > m for pts in groups.values() for m, s, *_ in pts)
+        fast = sum(s < m for m, s, *_ in every)
+        slow = sum(s > m for m, s, *_ in every)
         print(f"modelled faster than measured on {fast} rows, slower on {slow}: the model leans optimistic. One model "
               f"for every GPU: the same code, with each architecture's published figures (datasheets, "
               f"microbenchmark papers); nothing fitted per GPU.")
     split = defaultdict(list)
-    for pts in groups.values():
-        for m, s, row, *_ in pts:
-            split[(row["implementation"].startswith("triton"), named_exactly(row))].append(
-                abs(s - m) / m)
+    for point in every:
+        row = point[2]
+        split[(row["implementation"].startswith("triton"), named_exactly(row))].append(point)
     print("\nby what was run and how exactly the source names the GPU:")
     for (triton, named), label in [((True, True), "Triton kernels, the GPU named exactly (SXM, PCIe, NVL, ...)"),
                                    ((True, False), "Triton kernels, the GPU taken as the SXM part"),
                                    ((False, True), "library and PyTorch kernels, the GPU named exactly"),
                                    ((False, False), "library and PyTorch kernels, the GPU taken as the SXM part")]:
-        errors = split.get((triton, named))
-        if errors:
-            print(f"  {label:<62} {len(errors):>4} rows, median |error| {100 * statistics.median(errors):.1f}%")
+        points = split.get((triton, named))
+        if points:
+            print(f"  {label:<62} {len(points):>4} rows, median |error| {100 * median_error(points):.1f}%")
     print(f"\nleft out: {len(left_out)} rows")
     reasons = defaultdict(list)
     for line, row, why in left_out:

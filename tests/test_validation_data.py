@@ -49,12 +49,18 @@ def test_every_row_is_cited_quoted_and_converted_by_its_kernels_count():
         assert float(row["time_us"]) == pytest.approx(expected_us(row), rel=1e-3, abs=1e-3), line
 
 
-def test_the_accuracy_script_finds_launch_bound_rows_in_the_sources_own_numbers():
+def _accuracy():
+    """benchmarks/model_accuracy.py, imported as a module."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
         import model_accuracy
     finally:
         sys.path.pop(0)
+    return model_accuracy
+
+
+def test_the_accuracy_script_finds_launch_bound_rows_in_the_sources_own_numbers():
+    model_accuracy = _accuracy()
     flat = [{"kernel": "gemm", "M": m, "N": m, "K": m, "time_us": t, "source": "s", "gpu": "H100",
              "implementation": "triton", "dtype": "fp16"} for m, t in (("512", "80"), ("1024", "84"), ("4096", "600"))]
     assert model_accuracy.host_bound(flat) == {0}            # 8x the work in 5% more time: host-bound
@@ -71,18 +77,8 @@ def test_the_accuracy_script_finds_launch_bound_rows_in_the_sources_own_numbers(
 
 # ---- the figures the model's note quotes (model/explain.py) come from the script, on these rows -----------
 
-def _accuracy():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import model_accuracy
-    finally:
-        sys.path.pop(0)
-    return model_accuracy
-
-
-def _medians(groups: dict) -> dict:
-    import statistics
-    return {key: statistics.median(abs(s - m) / m for m, s, *_ in points) for key, points in groups.items()}
+def _medians(accuracy, groups: dict) -> dict:
+    return {key: accuracy.median_error(points) for key, points in groups.items()}
 
 
 def test_liger_layernorm_on_an_h100_named_exactly_is_modelled_within_the_notes_10_percent():
@@ -90,7 +86,7 @@ def test_liger_layernorm_on_an_h100_named_exactly_is_modelled_within_the_notes_1
     accuracy = _accuracy()
     picked = [r for r in rows() if r["gpu"] == "NVIDIA H100 80GB HBM3" and r["kernel"] == "layernorm"]
     groups, left_out = accuracy.evaluate(picked)
-    medians = _medians(groups)
+    medians = _medians(accuracy, groups)
     assert not left_out and len(picked) == 10
     assert medians[("layernorm", "H100 SXM5 80GB", "triton-liger")] < 0.10      # the Triton kernel: the note's <10%
     assert medians[("layernorm", "H100 SXM5 80GB", "torch")] > 0.25             # PyTorch's own: a miss it owns up to
@@ -100,7 +96,7 @@ def test_liger_layernorm_on_an_h100_named_exactly_is_modelled_within_the_notes_1
 def test_the_notes_accuracy_figures_are_what_the_whole_set_gives():
     accuracy = _accuracy()
     groups, _ = accuracy.evaluate(rows())
-    medians = _medians(groups)
+    medians = _medians(accuracy, groups)
     named = {k: v for k, v in medians.items() if not k[1].endswith(" *")}
     memory_bound_triton = [v for (kernel, _, impl), v in named.items()
                            if kernel in accuracy.MEMORY_BOUND and impl.startswith("triton")]
@@ -110,8 +106,7 @@ def test_the_notes_accuracy_figures_are_what_the_whole_set_gives():
     assert 0.215 <= named[("gemm", "A100 SXM4 80GB", "triton-2d-grid")] < 0.225   # "22% for a plain Triton GEMM"
     attention = [v for (kernel, *_), v in medians.items() if kernel == "flash_attention"]
     assert 0.255 <= min(attention) and max(attention) < 0.635               # "26-63% on attention"
-    family = [abs(s - m) / m for (_, gpu, _), pts in groups.items() if gpu.endswith(" *") for m, s, *_ in pts]
-    import statistics
-    assert 0.25 <= statistics.median(family) <= 0.35                         # "near 30% where the variant is unknown"
+    family = [point for (_, gpu, _), points in groups.items() if gpu.endswith(" *") for point in points]
+    assert 0.25 <= accuracy.median_error(family) <= 0.35                     # "near 30% where the variant is unknown"
     points = [(m, s) for pts in groups.values() for m, s, *_ in pts]
     assert 0.78 <= sum(s < m for m, s in points) / len(points) <= 0.88      # "faster than measured on 5 rows in 6"
