@@ -132,7 +132,6 @@ def _started(ray, address: str, options: dict):
     core worker would answer it with its C++ failure handler, which aborts this process, so that handler
     is left out; and Ray's own Python handler (SystemExit(15)) is read as the Interrupted it stands for.
     """
-    import shutil
     import signal
     import tempfile
 
@@ -150,7 +149,7 @@ def _started(ray, address: str, options: dict):
     except BaseException as e:
         ray.shutdown()
         if scratch:
-            shutil.rmtree(scratch, ignore_errors=True)
+            _remove(scratch)
         if isinstance(e, SystemExit) and e.code == signal.SIGTERM:
             raise Interrupted(signal.SIGTERM) from None
         if not isinstance(e, Exception):
@@ -167,7 +166,45 @@ def _started(ray, address: str, options: dict):
     finally:
         ray.shutdown()
         if scratch:
-            shutil.rmtree(scratch, ignore_errors=True)
+            _remove(scratch)
+
+
+def _remove(scratch: str) -> None:
+    """Delete a local instance's folder once nothing of it runs. ray.shutdown can return while Ray's
+    daemons still write there, above all when a signal cut ray.init short; lifecycle would kill them only
+    on the way out, after the folder is gone, and they would write it anew. So they are stopped first:
+    given a moment to leave as ray.shutdown asked, then killed, the whole tree at once (an agent whose
+    raylet dies first is reparented and its title hides the folder)."""
+    import shutil
+
+    import psutil
+    _, alive = psutil.wait_procs(_ray_processes(scratch), timeout=1)
+    for _ in range(3):                     # again for any a dying raylet started meanwhile
+        if not alive:
+            break
+        for p in alive:
+            with contextlib.suppress(psutil.Error):
+                p.kill()
+        psutil.wait_procs(alive, timeout=2)
+        alive = _ray_processes(scratch)
+    shutil.rmtree(scratch, ignore_errors=True)
+
+
+RAY_PROCESS_NAMES = ("raylet", "gcs_server", "ray::")     # Ray's daemons, and its workers' titles
+
+
+def _ray_processes(scratch: str) -> list:
+    """This local instance's processes: Ray's among our descendants, and any naming its folder."""
+    import psutil
+    found = {}
+    for p in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            if p.name().startswith(RAY_PROCESS_NAMES) or any(scratch in arg for arg in p.cmdline()):
+                found[p.pid] = p
+    for p in psutil.process_iter(["cmdline"]):
+        if any(scratch in arg for arg in p.info["cmdline"] or ()):
+            found[p.pid] = p
+    return list(found.values())
 
 
 @contextlib.contextmanager
