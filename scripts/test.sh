@@ -44,8 +44,8 @@ install_chromium() {
 # pull a multi-GB CUDA build). Triton is pinned to the versions the suite covers.
 stage "install chromium and chromium-driver (the browser tests)" install_chromium
 stage "install .venv (triton 3.9, torch 2.13 CPU)" make_venv .venv torch==2.13.0 triton==3.9.0 -e ".[test]"
-# pytest-xdist runs the tests on every core (tests/conftest.py keeps each file, and each lesson, on one
-# worker): the suite spends most of its time in compilers and child processes, and halves on two cores.
+# pytest-xdist runs the tests on every core (tests/conftest.py's scheduler keeps each file, and each lesson,
+# on one worker): the suite spends most of its time in compilers and child processes, and halves on two cores.
 PARALLEL=(-n auto --dist loadgroup)
 stage "triton 3.9 (newest supported): the whole suite" .venv/bin/python -m pytest "${PARALLEL[@]}" "$@"
 stage "install .venv-triton36 (triton 3.6, no torch)" make_venv .venv-triton36 triton==3.6.0 -e ".[compile-tests]"

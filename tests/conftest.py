@@ -1,4 +1,6 @@
 """What many test files share: the CLI called in-process, and compiled kernels they all read."""
+import re
+
 import pytest
 from click.testing import CliRunner
 
@@ -24,16 +26,31 @@ def outcome(*args) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def pytest_collection_modifyitems(items):
-    """Groups for pytest-xdist (`-n`, which scripts/test.sh uses): a file's tests run on one worker, in their
-    order, as they would without xdist; only the tutorials' blocks are split, one group per lesson (with its
-    solutions), since a lesson's blocks may build on each other but lessons do not share state."""
-    for item in items:
-        group = item.path.name
-        block = getattr(getattr(item, "callspec", None), "params", {}).get("block")
-        if item.path.name == "test_tutorials.py" and block is not None:
-            group = f"lesson-{block.path.name[:2]}"
-        item.add_marker(pytest.mark.xdist_group(group))
+def xdist_group_of(nodeid: str) -> str:
+    """The worker group of a test: its file, so a file's tests run on one worker in their order, as they
+    would without xdist; only the tutorials' blocks are split, one group per lesson with its solutions
+    (`test_block[07_fusion_roofline.md:12]`, `test_block[solutions/07_fusion.md:8]`), since a lesson's
+    blocks may build on each other but lessons share nothing."""
+    path, _, test = nodeid.partition("::")
+    file = path.rpartition("/")[2]
+    lesson = re.match(r"test_block\[(?:solutions/)?(\d\d)_", test)
+    return f"lesson-{lesson.group(1)}" if file == "test_tutorials.py" and lesson else file
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """`-n N --dist loadgroup` (scripts/test.sh) schedules by `xdist_group_of`. Not by `xdist_group` marks:
+    xdist 3.8 passes a mark's group by appending it to the test's node id, which pytest 9.2 no longer
+    lets it change, so the marks are silently ignored (pytest-dev/pytest-xdist#1386)."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByFileAndLesson(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return xdist_group_of(nodeid)
+
+    return ByFileAndLesson(config, log)
 
 
 @pytest.fixture
