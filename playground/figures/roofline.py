@@ -16,6 +16,10 @@ Nothing here is measured. The formulas, and where they come from:
   streams at full bandwidth once every SM has a CTA, and below that we assume an SM draws at
   most its even share of bandwidth (peak / SMs). So the last wave of r CTAs costs max(r, SMs)
   CTA-times instead of a full wave's. The model assumes every CTA does the same work.
+  The even share is this ceiling's simplification: one SM can draw far more, and the performance
+  model (model/explain.py) lets a grid on few SMs stream at the chip's rate, limited by its bytes
+  in flight instead; the validation set's L40S rows (32 CTAs on 142 SMs at 60% of peak or
+  more) contradict the even share.
 
 The peaks and bandwidth come from `devices.py` (each with its datasheet named there); CTAs resident
 per SM from `occupancy.py` (the CUDA occupancy calculator's rules, applied to the compiled kernel).

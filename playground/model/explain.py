@@ -28,8 +28,9 @@ al. 2024, section 3: overlapping them takes two warp groups in ping-pong, or war
 Then:
 - wave quantisation, by SMs: an SM's throughput is taken to be its own whether one CTA or several
   share it (an assumption: occupancy enters through latency, below), so a partial last wave costs as
-  many CTA rounds as its busiest SM holds; DRAM and L2 serve the whole chip, so a partial wave still
-  streams at full rate once every SM has a CTA (figures/roofline.py's rule). A persistent kernel's
+  many CTA rounds as its busiest SM holds; DRAM and L2 serve the whole chip at full rate however few
+  SMs hold CTAs, as long as the bytes in flight cover the latency (the latency term, Little's law, says
+  when they do not). A persistent kernel's
   tail is its uneven last round: the slowest program takes ceil(tiles / programs) tiles;
 - pipeline fill and drain: one load latency before the first tile arrives, one store latency after
   the last;
@@ -236,22 +237,22 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     terms["dram"] = (f["dram_traffic"] + f["local_dram"]) / (device.mem_bandwidth_gbs * 1e9 * at(K.DRAM_EFFICIENCY))
     # Wave quantisation, by SMs: an SM's throughput is its own whether one CTA or several share it, so a
     # partial last wave costs as many rounds as its busiest SM has CTAs (ceil(last / SMs)), not a full
-    # wave. Chip-wide DRAM and L2 stream at full rate once every SM has a CTA (figures/roofline.py's rule).
+    # wave. DRAM and L2 are one pool for the chip: a grid on few SMs still streams at their full rate
+    # unless its bytes in flight cannot cover the latency, which the latency term below decides (Little's
+    # law). Not figures/roofline.py's even share per SM: the validation set's L40S rows (M=16, 32 CTAs on
+    # 142 SMs) stream 34 MB at 60% of peak or more, where an even share would allow 23%.
     full, last = divmod(ctas, slots)
     sm_fill = ctas / (full * slots + (math.ceil(last / sms) * sms if last else 0))
-    chip_fill = ctas / (full * slots + (max(last, sms) if last else 0))
     slowest = 1.0                         # the slowest CTA's work over the average CTA's
     if f["work_items"]:
-        # a persistent kernel: its slowest program takes ceil(items / programs) tiles; in the last round
-        # only the remainder streams
+        # a persistent kernel: its slowest program takes ceil(items / programs) tiles
         items = f["work_items"]
         per_program = items / ctas
         slowest = math.ceil(per_program) / per_program
         sm_fill /= slowest
-        rounds, rest = divmod(items, ctas)
-        chip_fill = items / (rounds * max(ctas, sms) + (max(rest, sms) if rest else 0))
     for r in terms:
-        terms[r] /= chip_fill if r in ("l2", "dram") else sm_fill
+        if r not in ("l2", "dram"):
+            terms[r] /= sm_fill
     # Little's law per CTA: each round waits one latency, R rounds overlap; the CTAs an SM holds at once
     # overlap theirs, and an SM works through its CTAs `blocks` at a time
     groups = math.ceil(math.ceil(ctas / sms) / blocks)
