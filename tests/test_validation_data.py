@@ -132,6 +132,9 @@ def test_l40s_config_blocks_are_judged_by_order_and_show_what_the_model_cannot_s
     assert (big.separated, big.right, big.tied, big.wrong) == (31, 0, 31, 0)
     assert big.points[0][1].seconds == big.points[-1][1].seconds     # one modelled time for all nine
     assert big.first == 9 and big.pick_slowdown == pytest.approx(123.9 / 87.0 - 1)
+    # what every explanation's note says of it
+    assert any(f"GEMM configs an L40S ran up to {round(100 * big.pick_slowdown)}% apart, modelled alike" in note
+               for note in big.points[0][1].notes)
     assert (skinny.separated, skinny.right, skinny.tied, skinny.wrong) == (11, 0, 11, 0)
 
 
