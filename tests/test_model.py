@@ -73,7 +73,6 @@ def test_the_terms_are_their_formulas():
     block = c.config.meta["BLOCK_SIZE"]
     ctas = n // block
     blocks = e.figures["ctas_per_sm"]
-    slots = blocks * d.num_sms
     groups = math.ceil(math.ceil(ctas / d.num_sms) / blocks)      # CTAs an SM works through, `blocks` at once
     assert e.figures["bytes_per_round"] == 2 * block * 4 and e.figures["rounds_per_cta"] == 1
     for name, s in e.scenarios.items():
@@ -87,6 +86,20 @@ def test_the_terms_are_their_formulas():
         assert s.seconds == pytest.approx(dram + 2 * latency + K.LAUNCH_SECONDS.at(name), rel=1e-12)
     assert e.low < e.seconds < e.high
     assert sum(e.shares.values()) == pytest.approx(1.0) and e.busy["dram"] == 1.0
+
+
+def test_a_grid_on_few_sms_streams_at_the_chips_rate_and_its_bytes_in_flight_limit_it():
+    """32 CTAs on an A100's 108 SMs: DRAM is not cut to 32/108 of its rate (an even share per SM, which
+    the validation set's L40S rows contradict); the latency term, Little's law, is what grows."""
+    d = devices.get("sm_80")
+    few, many = (explain.explain(Request.of("vector_add", "sm_80", shape={"N": n}).compile()) for n in (1 << 15, 1 << 24))
+    assert few.figures["ctas"] == 32 < d.num_sms and many.figures["ctas"] > d.num_sms
+    for e, n in ((few, 1 << 15), (many, 1 << 24)):
+        typical = e.scenarios["typical"]
+        assert typical.terms["dram"] == pytest.approx(3 * n * 4 / (d.mem_bandwidth_gbs * 1e9 * K.DRAM_EFFICIENCY.typical))
+    # per byte, the few CTAs wait longer on latency than the many: fewer bytes in flight across the chip
+    latency_per_byte = [e.scenarios["typical"].terms["latency"] / n for e, n in ((few, 1 << 15), (many, 1 << 24))]
+    assert latency_per_byte[0] > 10 * latency_per_byte[1]
 
 
 def test_special_functions_count_on_nvidia_only_when_the_spec_gives_them():
