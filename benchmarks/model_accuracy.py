@@ -74,7 +74,9 @@ GPUS = [
     (("3090",), _variant("sm_86")),
     # NVIDIA L40S datasheet (Ada, sm_89): 18,176 CUDA cores (142 SMs of 128), 864 GB/s; tensor with FP32
     # accumulate, dense: FP16/BF16 362.05, TF32 183, FP8 733; FP32 91.6 TFLOPS; 2520 MHz boost. Its L2 is not
-    # on the datasheet: 48 MB from TechPowerUp's database (the set's L40S shapes fit in it either way).
+    # on the datasheet, and sources disagree: 48 MB in TechPowerUp's database, 96 MiB measured on an L40 (the
+    # same 142-SM AD102 part; arXiv 2606.22588). 48 MB is taken; the set's L40S shapes (34 MB at most) fit
+    # in either.
     (("l40s",), _variant("sm_89", name="L40S", num_sms=142, mem_bandwidth_gbs=864.0, l2_bytes=48 * 1024 * 1024,
                          peak_tflops={"fp32": 91.6, "tf32": 183.0, "fp16": 362.05, "bf16": 362.05, "fp8": 733.0})),
     (("mi300x",), _variant("gfx942")),
@@ -403,7 +405,8 @@ def main() -> int:
         if points:
             print(f"  {label:<62} {len(points):>4} rows, median |error| {100 * median_error(points):.1f}%")
     blocks, unmodelled = orderings(rows)
-    left_out += unmodelled
+    why_not = {line: why for line, _, why in unmodelled}      # a block's row that could not be modelled: why
+    left_out = [(line, row, why_not.get(line, why)) for line, row, why in left_out]
     if blocks:
         print(f"\nconfig orderings: several configs timed at one shape, ranked by the model as sweep ranks them "
               f"(ties by sweep's rule). A pair counts when the GPU separates it, by more than {GPU_SEPARATES:.0%}; "
