@@ -199,7 +199,7 @@ def _ray_processes(scratch: str) -> list:
     found = {}
     for p in psutil.Process().children(recursive=True):
         with contextlib.suppress(psutil.Error):
-            if p.name().startswith(RAY_PROCESS_NAMES) or any(scratch in arg for arg in p.cmdline()):
+            if p.name().startswith(RAY_PROCESS_NAMES):
                 found[p.pid] = p
     for p in psutil.process_iter(["cmdline"]):
         if any(scratch in arg for arg in p.info["cmdline"] or ()):
