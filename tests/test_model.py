@@ -304,3 +304,24 @@ def test_with_a_launchs_own_bytes_a_round_counts_what_one_trip_loads_and_stores(
     ctas = math.ceil(n / 1024)
     e = explain.explain(compiled, work=(n, 3 * n * 4, ctas))
     assert e.figures["rounds_per_cta"] == 1.0          # one block of each array per program, not 1.5
+
+
+def test_ada_l2_rate_is_the_a100s_white_paper_rate_scaled_by_one_microbenchmark():
+    """NVIDIA publishes no L2 bandwidth for Ada. gpu-benches measured an L40 and an A100 with one kernel:
+    5188 and 5411 GB/s (medians of the data sets both hold in L2). At the A100's 1410 MHz that is 75% of its
+    5120 bytes/clk; the same share at the L40's 2490 MHz gives 2780 bytes/clk, 20 per SM against 47."""
+    assert K.GPU_BENCHES_L2_GBS["A100 80GB"] / (5120 * 1.410) == pytest.approx(0.7495, abs=1e-4)
+    assert K.L2_BYTES_PER_CLOCK["sm_89"] == 2780
+    assert round(2780 / 142) == 20 and round(5120 / 108) == 47
+    e = explain.explain(_gemm("sm_89", num_warps=4))
+    typical, f = e.scenarios["typical"], e.figures
+    clock = f["clock_ghz"] * 1e9 * K.CLOCK_SHARE.typical
+    assert f["clock_ghz"] == 2.52         # the RTX 4090's boost: sm_89 has no tensor rate per clock to lower it
+    assert typical.terms["l2"] == pytest.approx((f["l2_traffic"] + f["local_l2"]) / (
+        2780 * clock * K.L2_EFFICIENCY.typical))
+    assert K.L2_RATE_NOTES["sm_89"] in e.notes
+    assert not any("no published L2 bandwidth" in n for n in e.notes)
+    # a target with no L2 figure at all still says so, and has no L2 term
+    ampere_gaming = explain.explain(_gemm("sm_86", num_warps=4))
+    assert "no published L2 bandwidth for sm_86: L2 is not modelled" in ampere_gaming.notes
+    assert "l2" not in ampere_gaming.scenarios["typical"].terms

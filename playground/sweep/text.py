@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 
+from ..model import explain
 from ..report.report import table
 from ..units import count, kib, pct
 from .space import LAUNCH_KEYS
@@ -107,8 +108,8 @@ def format_text(s: Sweep) -> str:
                    "(`playground bench` on a GPU measures). rank: by modelled time among the configs that compile "
                    "and launch (rows stay in the space's order); \"tie\": the model cannot order it against "
                    "the fastest config of that rank (within 2%, or their order flips inside the band), so it shares "
-                   "the rank. Checked against an autotuner's log on an L40S, the model tied configs the GPU ran up "
-                   "to 42% apart (benchmarks/model_accuracy.py): time the leading configs on a GPU before choosing")
+                   "the rank. Checked against an autotuner's log (benchmarks/model_accuracy.py): "
+                   f"{explain.config_order_check()}. Time the leading configs on a GPU before choosing")
     return "\n".join(out) + "\n"
 
 
