@@ -60,24 +60,25 @@ DRAM_LATENCY_CYCLES = Span(400, 500, 650)
 # L2 to SM bandwidth, bytes per core clock for the whole chip. NVIDIA A100 Tensor Core GPU Architecture
 # white paper: "5120 Bytes/clk" of L2 read bandwidth (2.3x V100). For H100 no figure is published; the
 # ultrasonics table cited for the latency above gives 8986 GB/s at 1755 MHz, the same 5120 bytes/clk, and
-# the model applies it at the SXM part's clock: an extrapolation. AMD CDNA2 and CDNA3 white papers:
-# each L2 (one per GCD / XCD) has 16 channels of 128 bytes per clock.
+# the model applies it at the SXM part's clock: an extrapolation. A measurement comes near it: gpu-benches
+# (below; its H100 PCIe file is of another revision, 128 kB per block) levels at about 6.9 TB/s, which at
+# the share of peak the A100 reaches there (75%) and 1755 MHz is about 5250 bytes/clk. AMD CDNA2 and CDNA3
+# white papers: each L2 (one per GCD / XCD) has 16 channels of 128 bytes per clock.
 L2_BYTES_PER_CLOCK = {"sm_80": 5120, "sm_90": 5120, "gfx90a": 16 * 128, "gfx942": 8 * 16 * 128,
                       "gfx950": 8 * 16 * 128}
 
 # Ada (sm_89): NVIDIA publishes no L2 bandwidth. One microbenchmark measured an Ada part and the A100 with
-# the same kernel and revision: te42kyfo/gpu-benches @3088b333, gpu-l2-cache/l40.txt and a100_80.txt (every
-# thread block sums its own 512 kB of doubles, many times over, L1 bypassed). The medians of the 28 data
-# sets both hold in L2 (2 to 25 MB):
+# the same kernel and revision: te42kyfo/gpu-benches @3088b333, gpu-l2-cache/l40.txt and a100_80.txt
+# (100,000 blocks of 1024 threads each sum a 512 kB chunk of doubles, read once per block, out of a data set
+# of a few chunks, so L2 serves the repeats; fastest of 7 runs). The medians over the 28 data sets both hold
+# in L2 (2 to 25 MB), GB/s:
 GPU_BENCHES_L2_GBS = {"L40": 5188.15, "A100 80GB": 5410.85}
 # The A100 reaches 75% of its white-paper 5120 bytes/clk at its 1410 MHz boost there. Read as the same share
 # of the L40's own peak, at its 2490 MHz boost (L40 datasheet), Ada's L2 gives 2780 bytes per clock:
 # 20 per SM on its 142 SMs, against the A100's 47. Assumptions, each a source of error: both GPUs ran at
 # their boost clocks (the files record no clock; an L40 held below boost would give Ada more per clock),
 # and the benchmark reaches one share of peak on both. Measured on an L40 (96 MB of L2); the model uses it
-# for every sm_89 part, the RTX 4090 (72 MB enabled) included, for which no figure was found. The same
-# repository's H100 PCIe file (another revision: 128 kB per block) levels at about 6.9 TB/s, which at 75%
-# and 1755 MHz is about 5250 bytes/clk: near the 5120 the model extrapolates for sm_90 above.
+# for every sm_89 part, the RTX 4090 (72 MB enabled) included, for which no figure was found.
 L2_BYTES_PER_CLOCK["sm_89"] = round(5120 * 1.410e9 * GPU_BENCHES_L2_GBS["L40"] / GPU_BENCHES_L2_GBS["A100 80GB"]
                                     / 2.490e9)
 # what an explanation says where its L2 rate is not a vendor figure
