@@ -57,17 +57,24 @@ def test_one_cta_past_a_full_wave_nearly_doubles_the_time():
     assert e.seconds / e.roofline_seconds == pytest.approx(264 / 133)
 
 
-def test_memory_bound_partial_wave_counts_by_sms():
-    # Memory-bound (intensity 0.001 << ridge 100): 16 slots per SM on 132 SMs = 2112 per wave.
-    # 2200 CTAs: one full wave (2112) + 88 more, on 88 SMs, each at 1/132 of the bandwidth, cost
-    # 132 CTA-times: fill = 2200 / (2112 + 132) = 0.980392. 2400 CTAs: 288 in the last wave fill
-    # every SM, so no loss: fill = 2400 / 2400 = 1.
-    e = roofline.estimate(10**6, 10**9, 100.0, 1000.0, ctas=2200, ctas_per_wave=2112, num_sms=132)
-    assert e.bound == "memory" and e.wave_fill == pytest.approx(2200 / 2244)
-    e = roofline.estimate(10**6, 10**9, 100.0, 1000.0, ctas=2400, ctas_per_wave=2112, num_sms=132)
-    assert e.wave_fill == 1.0 and e.seconds == e.roofline_seconds
+def test_memory_bound_partial_wave_loses_only_what_too_few_sms_cannot_take_in():
+    # Memory-bound (intensity 0.001 << ridge 100): 16 slots per SM on 132 SMs = 2112 per wave. An H100 SM
+    # takes in at most 128 B per clock at 1.98 GHz, 253 GB/s; 3352 GB/s needs 13.2 of them.
+    h100 = devices.get("sm_90")
+    assert roofline.sms_to_fill_dram(h100) == pytest.approx(3352e9 / (128 * 1.98e9)) == pytest.approx(13.226, abs=1e-3)
+    assert roofline.sms_to_fill_dram(devices.get("sm_80")) == pytest.approx(2039e9 / (128 * 1.41e9))
+    dram_sms = roofline.sms_to_fill_dram(h100)
+    # 2200 CTAs: one full wave (2112) + 88 more, on 88 SMs: more than 13.2, so DRAM stays full: no loss
+    e = roofline.estimate(10**6, 10**9, 100.0, 1000.0, ctas=2200, ctas_per_wave=2112, dram_sms=dram_sms)
+    assert e.bound == "memory" and e.wave_fill == 1.0 and e.seconds == e.roofline_seconds
+    # 2117 CTAs: the last 5 sit on 5 SMs, which take in 5 / 13.2 of the bandwidth: they cost 13.2 CTA-times
+    e = roofline.estimate(10**6, 10**9, 100.0, 1000.0, ctas=2117, ctas_per_wave=2112, dram_sms=dram_sms)
+    assert e.wave_fill == pytest.approx(2117 / (2112 + dram_sms))
+    # the earlier even-share rule (dram_sms = all 132 SMs) would have cost the 88 CTAs a whole SM-wave
+    e = roofline.estimate(10**6, 10**9, 100.0, 1000.0, ctas=2200, ctas_per_wave=2112, dram_sms=132)
+    assert e.wave_fill == pytest.approx(2200 / 2244)
     # A compute-bound kernel keeps NVIDIA's rule: the same 2200 CTAs fill 2200 / 4224 of two waves.
-    e = roofline.estimate(10**12, 10**6, 100.0, 1000.0, ctas=2200, ctas_per_wave=2112, num_sms=132)
+    e = roofline.estimate(10**12, 10**6, 100.0, 1000.0, ctas=2200, ctas_per_wave=2112, dram_sms=dram_sms)
     assert e.bound == "compute" and e.wave_fill == pytest.approx(2200 / 4224)
 
 
@@ -117,16 +124,24 @@ def test_model_lines_say_modelled_on_every_line(gemm_sm90, monkeypatch):
 
 def test_model_of_vector_add_is_memory_bound_on_the_plain_fp32_roof(monkeypatch):
     # N = 98432 fp32: 3 * 4 * 98432 = 1,181,184 B; 98432 / 1024 = 96.1 -> 97 CTAs. With 16 CTAs per SM
-    # (pinned): 16 * 132 = 2112 per wave, 1 wave. Memory-bound, so the partial wave counts by SMs:
-    # 97 CTAs on 97 of 132 SMs, each drawing 1/132 of the bandwidth: fill 97 / 132 = 0.734848.
+    # (pinned): 16 * 132 = 2112 per wave, 1 wave. Memory-bound: 97 CTAs on 97 SMs take in far more than
+    # the 13.2 SMs' worth DRAM can give, so the ceiling is the roofline itself.
     monkeypatch.setattr(roofline, "active_blocks", lambda c: (16, ""))
     m = roofline.model(_compile("vector_add", "sm_90"))
     e = m.estimate
     assert m.roof == "fp32, no tensor cores" and e.bound == "memory"
     assert e.bytes == 1_181_184 and e.ctas == 97 and e.ctas_per_wave == 2112
-    assert e.wave_fill == pytest.approx(97 / 132)
-    assert e.seconds == pytest.approx(1_181_184 / 3352e9 * 132 / 97)
+    assert e.wave_fill == 1.0
+    assert e.seconds == pytest.approx(1_181_184 / 3352e9)
     assert any("L2" in n for n in m.notes)      # 1.13 MiB fit in the 50 MiB L2
+    assert m.dram_sms == pytest.approx(13.226, abs=1e-3)
+    (waves,) = [line for line in roofline.lines(m) if line.startswith("modelled  waves")]
+    assert waves.endswith("the model keeps 100.0% of peak bandwidth: each SM takes in at most 128 bytes a clock, "
+                          "so a partial wave on 13.2 SMs or more draws all of it")
+    # 4 CTAs (N = 4096): 4 SMs take in 4 x 253 GB/s, 4 / 13.2 of DRAM's rate
+    m = roofline.model(_compile("vector_add", "sm_90", shape={"N": 4096}))
+    assert m.estimate.ctas == 4
+    assert m.estimate.wave_fill == pytest.approx(4 / (3352e9 / (128 * 1.98e9)))
 
 
 def test_model_for_another_gpu_by_sm_count(gemm_sm90, monkeypatch):

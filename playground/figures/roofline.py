@@ -12,14 +12,15 @@ Nothing here is measured. The formulas, and where they come from:
   wave that is partly empty takes as long as a full one. For a compute-bound kernel each CTA
   slot is a share of the tensor or FMA units, so the machine is busy only
   CTAs / (waves x CTAs per wave) of the time, and the modelled time is the roofline time divided by
-  that fill. For a memory-bound kernel DRAM is one pool for the whole chip: a partial wave still
-  streams at full bandwidth once every SM has a CTA, and below that we assume an SM draws at
-  most its even share of bandwidth (peak / SMs). So the last wave of r CTAs costs max(r, SMs)
-  CTA-times instead of a full wave's. The model assumes every CTA does the same work.
-  The even share is this ceiling's simplification: one SM can draw far more, and the performance
-  model (model/explain.py) lets a grid on few SMs stream at the chip's rate, limited by its bytes
-  in flight instead; the validation set's L40S rows (32 CTAs on 142 SMs at 60% of peak or
-  more) contradict the even share.
+  that fill. For a memory-bound kernel DRAM is one pool for the whole chip: a partial wave
+  streams at full bandwidth as long as the SMs it runs on can take that much in. One SM takes at
+  most 128 bytes per clock (SM_BYTES_PER_CLOCK below), so a last wave of r CTAs on r SMs streams
+  at min(DRAM, r x 128 B x clock): it costs max(r, S) CTA-times instead of a full wave's, where
+  S = DRAM / (128 B x clock) is the number of SMs that can take in the whole bandwidth (13.2 of an
+  H100's 132). The model assumes every CTA does the same work. How many bytes so few CTAs keep
+  in flight, against the memory latency, is left to the performance model (model/explain.py).
+  (An earlier rule gave each SM an even share, DRAM / SMs; the validation set's L40S rows, 32
+  CTAs on 142 SMs streaming at 60% of peak or more, contradict it.)
 
 The peaks and bandwidth come from `devices.py` (each with its datasheet named there); CTAs resident
 per SM from `occupancy.py` (the CUDA occupancy calculator's rules, applied to the compiled kernel).
@@ -37,6 +38,20 @@ from .launch import ctas
 from .occupancy_text import waves_phrase
 
 # devices.py keys fp8 peaks as "fp8"; the spec names the two fp8 formats.
+
+# What one SM can take in per clock: its L1 cache and shared memory are one SRAM (CUDA C++ Programming
+# Guide, "Compute Capability 8.x" and later: a unified data cache), whose 32 banks of 4 bytes serve 128
+# bytes per clock ("Shared Memory"). AMD: the CDNA3 white paper's LDS rate, 128 bytes per clock per CU; its
+# vector L1 is a separate cache whose rate is not used here, an assumption.
+SM_BYTES_PER_CLOCK = 128
+
+
+def sms_to_fill_dram(device) -> float:
+    """How many SMs (CUs), each taking in SM_BYTES_PER_CLOCK, it takes to draw the device's whole DRAM
+    bandwidth; at most all of them."""
+    return min(float(device.num_sms),
+               device.mem_bandwidth_gbs * 1e9 / (SM_BYTES_PER_CLOCK * device.clock_ghz * 1e9))
+
 
 MEASURE_HINT = "to measure instead, run on a machine with a CUDA GPU and --target native"
 
@@ -79,10 +94,12 @@ class Estimate:
 
 
 def estimate(flops: int, nbytes: int, peak_tflops: float, bandwidth_gbs: float,
-             ctas: int | None = None, ctas_per_wave: int | None = None, num_sms: int | None = None) -> Estimate:
+             ctas: int | None = None, ctas_per_wave: int | None = None,
+             dram_sms: float | None = None) -> Estimate:
     """Roofline time, then wave quantisation when the grid and the CTAs per wave are known.
 
-    `num_sms` lets a memory-bound grid's partial wave count by SMs rather than CTA slots.
+    `dram_sms` (sms_to_fill_dram) lets a memory-bound grid's partial wave lose only what too few SMs
+    cannot take in, rather than count by CTA slots.
     """
     peak, bandwidth = peak_tflops * 1e12, bandwidth_gbs * 1e9
     compute_s, memory_s = flops / peak, nbytes / bandwidth
@@ -94,9 +111,9 @@ def estimate(flops: int, nbytes: int, peak_tflops: float, bandwidth_gbs: float,
     if ctas and ctas_per_wave:
         waves = math.ceil(ctas / ctas_per_wave)
         est.ctas, est.ctas_per_wave, est.waves = ctas, ctas_per_wave, waves
-        if est.bound == "memory" and num_sms:
+        if est.bound == "memory" and dram_sms:
             full, last = divmod(ctas, ctas_per_wave)
-            est.wave_fill = ctas / (full * ctas_per_wave + (max(last, num_sms) if last else 0))
+            est.wave_fill = min(1.0, ctas / (full * ctas_per_wave + (max(last, dram_sms) if last else 0)))
         else:
             est.wave_fill = ctas / (waves * ctas_per_wave)
     est.seconds = est.roofline_seconds / est.wave_fill
@@ -119,6 +136,7 @@ class Model:
     l2_bytes: int
     active_blocks_per_sm: int | None = None
     num_sms: int = 0
+    dram_sms: float = 0.0        # SMs (CUs) that take in the whole DRAM bandwidth (sms_to_fill_dram)
     notes: list[str] = field(default_factory=list)
     kind: str = "modelled"
     # the performance model's explanation (model/explain.py), when `bench` asked for it: its time is the
@@ -220,8 +238,9 @@ def model(compiled, device=None) -> Model:
     ctas = ctas_of(compiled)
     if blocks == 0:
         blocks = None
+    dram_sms = sms_to_fill_dram(device)
     est = estimate(flops, nbytes, peak, device.mem_bandwidth_gbs, ctas,
-                   blocks * device.num_sms if blocks else None, device.num_sms)
+                   blocks * device.num_sms if blocks else None, dram_sms)
     if nbytes <= device.l2_bytes:
         notes.append(f"the {_mb(nbytes)} moved fit in the {_mb(device.l2_bytes)} L2: a warm measurement "
                      f"can beat the DRAM roof; the model assumes every byte comes from DRAM")
@@ -229,7 +248,7 @@ def model(compiled, device=None) -> Model:
     return Model(kernel=spec.name, target=compiled.target.name, device=device.name, shape=dict(cfg.shape),
                  dtype=cfg.dtype, config=cfg.describe(), estimate=est, roof=roof, peak_tflops=peak,
                  bandwidth_gbs=device.mem_bandwidth_gbs, l2_bytes=device.l2_bytes,
-                 active_blocks_per_sm=blocks, num_sms=device.num_sms, notes=notes)
+                 active_blocks_per_sm=blocks, num_sms=device.num_sms, dram_sms=dram_sms, notes=notes)
 
 
 def work_note(spec) -> str:
@@ -260,7 +279,8 @@ def lines(m: Model, reason: str = "") -> list[str]:
         from ..core.devices import DEVICES
         from .occupancy import unit_names
         sm = unit_names(DEVICES[m.target])[0] if m.target in DEVICES else "SM"     # AMD: CU (WGP on RDNA)
-        busy = (f"bandwidth: a partial wave draws on as many {sm}s as it has CTAs" if e.bound == "memory"
+        busy = (f"bandwidth: each {sm} takes in at most {SM_BYTES_PER_CLOCK} bytes a clock, so a partial wave "
+                f"on {m.dram_sms:.3g} {sm}s or more draws all of it" if e.bound == "memory"
                 else "compute: a partial wave's empty slots idle")
         rows.append(("waves", f"{waves_phrase(e.ctas, m.active_blocks_per_sm, m.num_sms, sm)}; the model keeps "
                               f"{100 * e.wave_fill:.1f}% of peak {busy}"))

@@ -135,7 +135,7 @@ def _without_stand_in(config: dict, m: int, n: int, k: int, batch: int, element:
     if not per_sm:
         return {**out, "modelled_us": math.inf, "basis": "cannot launch: too much shared memory or threads"}
     est = roofline.estimate(flops, nbytes, peak, device.mem_bandwidth_gbs, ctas, per_sm * device.num_sms,
-                            device.num_sms)
+                            roofline.sms_to_fill_dram(device))
     return {**out, "waves": est.waves, "modelled_us": est.seconds * 1e6,
             "basis": "roofline over wave fill; tile traffic without L2 reuse; registers: the accumulator only"}
 

@@ -243,8 +243,9 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     # partial last wave costs as many rounds as its busiest SM has CTAs (ceil(last / SMs)), not a full
     # wave. DRAM and L2 are one pool for the chip: a grid on few SMs still streams at their full rate
     # unless its bytes in flight cannot cover the latency, which the latency term below decides (Little's
-    # law). Not figures/roofline.py's even share per SM: the validation set's L40S rows (M=16, 32 CTAs on
-    # 142 SMs) stream 34 MB at 60% of peak or more, where an even share would allow 23%.
+    # law). Not an even share per SM: the validation set's L40S rows (M=16, 32 CTAs on 142 SMs) stream
+    # 34 MB at 60% of peak or more, where an even share would allow 23%. (figures/roofline.py's ceiling
+    # caps what each SM takes in at 128 bytes a clock instead, far above what these grids need.)
     full, last = divmod(ctas, slots)
     sm_fill = ctas / (full * slots + (math.ceil(last / sms) * sms if last else 0))
     slowest = 1.0                         # the slowest CTA's work over the average CTA's

@@ -234,7 +234,7 @@ class Recorder:
                 record["model_note"] = f"performance model not applied ({launches.one_line(err)}): roofline"
         peak, roof = roofline.peak_for(d, variant.get("matrix"))
         est = roofline.estimate(flops, nbytes, peak, d.mem_bandwidth_gbs, ctas,
-                                per_sm * d.num_sms if per_sm else None, d.num_sms)
+                                per_sm * d.num_sms if per_sm else None, roofline.sms_to_fill_dram(d))
         if seconds is None:
             seconds = est.seconds
         # queued once dispatched; placed on its stream by gpu.schedule's rules
