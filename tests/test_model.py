@@ -306,13 +306,20 @@ def test_with_a_launchs_own_bytes_a_round_counts_what_one_trip_loads_and_stores(
     assert e.figures["rounds_per_cta"] == 1.0          # one block of each array per program, not 1.5
 
 
-def test_ada_l2_rate_is_the_a100s_white_paper_rate_scaled_by_one_microbenchmark():
-    """NVIDIA publishes no L2 bandwidth for Ada. gpu-benches measured an L40 and an A100 with one kernel:
-    5188 and 5411 GB/s (medians of the data sets both hold in L2). At the A100's 1410 MHz that is 75% of its
-    5120 bytes/clk; the same share at the L40's 2490 MHz gives 2780 bytes/clk, 20 per SM against 47."""
-    assert K.GPU_BENCHES_L2_GBS["A100 80GB"] / (5120 * 1.410) == pytest.approx(0.7495, abs=1e-4)
-    assert K.L2_BYTES_PER_CLOCK["sm_89"] == 2780
-    assert round(2780 / 142) == 20 and round(5120 / 108) == 47
+def test_hopper_and_ada_l2_rates_are_the_a100s_white_paper_rate_scaled_by_one_microbenchmark():
+    """NVIDIA publishes no L2 bandwidth for Hopper or Ada. gpu-benches measured an A100, an H200 and an L40
+    with one kernel: 5411, 10080 and 5188 GB/s (medians of the data sets all three hold in L2). At the A100's
+    1410 MHz that is 75% of its 5120 bytes/clk; the same share at the H200's 1980 MHz gives 6792 bytes/clk
+    (51 per SM), at the L40's 2490 MHz 2780 (20 per SM), against the A100's 47."""
+    assert K.A100_SHARE_OF_PEAK == pytest.approx(0.7495, abs=1e-4)
+    assert K.L2_BYTES_PER_CLOCK["sm_80"] == 5120
+    assert K.L2_BYTES_PER_CLOCK["sm_90"] == 6792 == round(10079.65 / K.A100_SHARE_OF_PEAK / 1.98)
+    assert K.L2_BYTES_PER_CLOCK["sm_89"] == 2780 == round(5188.15 / K.A100_SHARE_OF_PEAK / 2.49)
+    assert (round(6792 / 132), round(2780 / 142), round(5120 / 108)) == (51, 20, 47)
+    hopper = explain.explain(_gemm("sm_90"))
+    assert K.L2_RATE_NOTES["sm_90"] in hopper.notes
+    ampere = explain.explain(_gemm("sm_80"))
+    assert not any(n.startswith("L2 bandwidth") for n in ampere.notes)      # the A100's is NVIDIA's own
     e = explain.explain(_gemm("sm_89", num_warps=4))
     typical, f = e.scenarios["typical"], e.figures
     clock = f["clock_ghz"] * 1e9 * K.CLOCK_SHARE.typical

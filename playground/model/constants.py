@@ -58,32 +58,43 @@ DRAM_EFFICIENCY = Span(0.92, 0.87, 0.80)
 DRAM_LATENCY_CYCLES = Span(400, 500, 650)
 
 # L2 to SM bandwidth, bytes per core clock for the whole chip. NVIDIA A100 Tensor Core GPU Architecture
-# white paper: "5120 Bytes/clk" of L2 read bandwidth (2.3x V100). For H100 no figure is published; the
-# ultrasonics table cited for the latency above gives 8986 GB/s at 1755 MHz, the same 5120 bytes/clk, and
-# the model applies it at the SXM part's clock: an extrapolation. A measurement comes near it: gpu-benches
-# (below; its H100 PCIe file is of another revision, 128 kB per block) levels at about 6.9 TB/s, which at
-# the share of peak the A100 reaches there (75%) and 1755 MHz is about 5250 bytes/clk. AMD CDNA2 and CDNA3
-# white papers: each L2 (one per GCD / XCD) has 16 channels of 128 bytes per clock.
-L2_BYTES_PER_CLOCK = {"sm_80": 5120, "sm_90": 5120, "gfx90a": 16 * 128, "gfx942": 8 * 16 * 128,
-                      "gfx950": 8 * 16 * 128}
+# white paper: "5120 Bytes/clk" of L2 read bandwidth (2.3x V100). AMD CDNA2 and CDNA3 white papers: each
+# L2 (one per GCD / XCD) has 16 channels of 128 bytes per clock.
+#
+# NVIDIA publishes none for Hopper or Ada. One microbenchmark measured a part of each beside the A100, with
+# one kernel and revision: te42kyfo/gpu-benches @3088b333, gpu-l2-cache/{a100_80,h200,l40}.txt (100,000
+# blocks of 1024 threads each sum a 512 kB chunk of doubles, read once per block, out of a data set of a
+# few chunks, so L2 serves the repeats; fastest of 7 runs). The medians over the 28 data sets all three
+# hold in L2 (2 to 25 MB), GB/s:
+GPU_BENCHES_L2_GBS = {"A100 80GB": 5410.85, "H200": 10079.65, "L40": 5188.15}
+# The A100 reaches 75% of its white-paper 5120 bytes/clk at its 1410 MHz boost there. Read as the same
+# share of each other part's own peak, at its boost clock (datasheets: H200 1980 MHz, L40 2490 MHz):
+A100_SHARE_OF_PEAK = GPU_BENCHES_L2_GBS["A100 80GB"] / (5120 * 1.410)
 
-# Ada (sm_89): NVIDIA publishes no L2 bandwidth. One microbenchmark measured an Ada part and the A100 with
-# the same kernel and revision: te42kyfo/gpu-benches @3088b333, gpu-l2-cache/l40.txt and a100_80.txt
-# (100,000 blocks of 1024 threads each sum a 512 kB chunk of doubles, read once per block, out of a data set
-# of a few chunks, so L2 serves the repeats; fastest of 7 runs). The medians over the 28 data sets both hold
-# in L2 (2 to 25 MB), GB/s:
-GPU_BENCHES_L2_GBS = {"L40": 5188.15, "A100 80GB": 5410.85}
-# The A100 reaches 75% of its white-paper 5120 bytes/clk at its 1410 MHz boost there. Read as the same share
-# of the L40's own peak, at its 2490 MHz boost (L40 datasheet), Ada's L2 gives 2780 bytes per clock:
-# 20 per SM on its 142 SMs, against the A100's 47. Assumptions, each a source of error: both GPUs ran at
-# their boost clocks (the files record no clock; an L40 held below boost would give Ada more per clock),
-# and the benchmark reaches one share of peak on both. Measured on an L40 (96 MB of L2); the model uses it
-# for every sm_89 part, the RTX 4090 (72 MB enabled) included, for which no figure was found.
-L2_BYTES_PER_CLOCK["sm_89"] = round(5120 * 1.410e9 * GPU_BENCHES_L2_GBS["L40"] / GPU_BENCHES_L2_GBS["A100 80GB"]
-                                    / 2.490e9)
+
+def _scaled_from_gpu_benches(part: str, boost_ghz: float) -> int:
+    return round(GPU_BENCHES_L2_GBS[part] / A100_SHARE_OF_PEAK / boost_ghz)
+
+
+# Hopper: 6792 bytes per clock (51 per SM on 132, against the A100's 47), measured on an H200, the H100
+# SXM's GH100 die with the same 132 SMs and 50 MB of L2 (its L2 speed holds to a 44 MB data set); its
+# HBM3e does not enter an L2 figure. The repository's H100 PCIe file (another revision, 128 kB per block)
+# levels at about 6.9 TB/s: at 75% that is 5250 bytes/clk at that card's 1755 MHz boost, or 6600 at the
+# 1395 MHz Chips and Cheese ("Nvidia's H100: Funny L2, and Tons of Bandwidth", 2023) saw one drop to while
+# it read from L2. (Until this figure the model took the A100's 5120 for Hopper, an extrapolation.)
+# Ada: 2780 bytes per clock, 20 per SM on the L40's 142; the model uses it for every sm_89 part, the RTX
+# 4090 (72 of AD102's 96 MB enabled) included, for which no figure was found.
+# Assumptions, each a source of error: every GPU ran at its boost clock (the files record none; a part held
+# below boost would have more per clock), and the benchmark reaches one share of peak on all three.
+L2_BYTES_PER_CLOCK = {"sm_80": 5120, "sm_89": _scaled_from_gpu_benches("L40", 2.490),
+                      "sm_90": _scaled_from_gpu_benches("H200", 1.980),
+                      "gfx90a": 16 * 128, "gfx942": 8 * 16 * 128, "gfx950": 8 * 16 * 128}
 # what an explanation says where its L2 rate is not a vendor figure
-L2_RATE_NOTES = {"sm_89": "L2 bandwidth: NVIDIA publishes none for Ada; 2780 bytes per clock, scaled from one "
-                          "microbenchmark run on an L40 and an A100 (gpu-benches; see model/constants.py)"}
+L2_RATE_NOTES = {
+    "sm_89": "L2 bandwidth: NVIDIA publishes none for Ada; 2780 bytes per clock, scaled from one microbenchmark "
+             "run on an L40 and an A100 (gpu-benches; see model/constants.py)",
+    "sm_90": "L2 bandwidth: NVIDIA publishes none for Hopper; 6792 bytes per clock, scaled from one "
+             "microbenchmark run on an H200 (the H100's die) and an A100 (gpu-benches; see model/constants.py)"}
 L2_EFFICIENCY = Span(0.90, 0.80, 0.70)       # an assumption, as DRAM's: hits on a busy L2 lose some cycles
 
 # How much of the copy engines' writes (cp.async, TMA) and of wgmma's and tcgen05's operand reads the
