@@ -113,7 +113,7 @@ def estimate(flops: int, nbytes: int, peak_tflops: float, bandwidth_gbs: float,
         est.ctas, est.ctas_per_wave, est.waves = ctas, ctas_per_wave, waves
         if est.bound == "memory" and dram_sms:
             full, last = divmod(ctas, ctas_per_wave)
-            est.wave_fill = min(1.0, ctas / (full * ctas_per_wave + (max(last, dram_sms) if last else 0)))
+            est.wave_fill = ctas / (full * ctas_per_wave + (max(last, dram_sms) if last else 0))
         else:
             est.wave_fill = ctas / (waves * ctas_per_wave)
     est.seconds = est.roofline_seconds / est.wave_fill

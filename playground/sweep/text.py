@@ -4,7 +4,6 @@ from __future__ import annotations
 import csv
 import io
 
-from ..model import explain
 from ..report.report import table
 from ..units import count, kib, pct
 from .space import LAUNCH_KEYS
@@ -103,6 +102,7 @@ def format_text(s: Sweep) -> str:
                f"cache, {s.compiled} compiled{workers}, {failed}; {blocked} cannot launch, {spills} spill; "
                f"{s.seconds:.1f} s")
     if any(r.get("modelled_seconds") is not None for r in rows):
+        from ..model import explain  # the model only where rows carry its times, as rows.py does
         out.append("modelled: the performance model's typical time, its band (optimistic to pessimistic constants) "
                    "and the resource that bounds it, from each binary and the device table; not a measurement "
                    "(`playground bench` on a GPU measures). rank: by modelled time among the configs that compile "
