@@ -148,8 +148,14 @@ def hints(report: Report) -> list[str]:
                    f"({where} line {worst.line}{', ' + worst.assumed if worst.assumed else ''}): a {group} hit "
                    f"one bank at different words; a padded or swizzled layout spreads them")
     if report.pipeline.dot_in_loop and not report.pipeline.pipelined:
-        out.append("loop not pipelined: the K loop has no multi-buffered shared memory; "
-                   "num_stages >= 2 lets loads of the next tiles overlap the math")
+        if report.pipeline.buffers == 1 and report.pipeline.async_copy:
+            # Triton's pipeliner keeps num_stages - 1 buffers on this path: num_stages=2 gives one
+            out.append("loop not pipelined: one shared-memory buffer per operand, so each trip's copy waits until "
+                       "the last trip's operands are read, and the math waits for it; a larger num_stages keeps "
+                       "the next tiles in flight")
+        else:
+            out.append("loop not pipelined: the K loop has no multi-buffered shared memory; "
+                       "num_stages >= 2 lets loads of the next tiles overlap the math")
     return out
 
 

@@ -57,6 +57,13 @@ DRAM_EFFICIENCY = Span(0.92, 0.87, 0.80)
 # assumption); a pointer-chasing measurement on the GPU in question would replace all three.
 DRAM_LATENCY_CYCLES = Span(400, 500, 650)
 
+# Latency of a global load that hits L2, in core clocks, where a measurement was found: on an L40 (AD102, Ada),
+# F. Alpay and B. Basaran, "Non-Uniform L2 Cache Latency Across the Streaming Multiprocessors of an NVIDIA
+# L40", arXiv 2606.22588 (2026): 279 cycles on average, 222 to 339 depending on the SM that issues the load;
+# the span is that range. No comparable figure was found for the other targets: there a round of loads takes
+# DRAM_LATENCY_CYCLES, an upper bound, and the explanation says so.
+L2_HIT_LATENCY_CYCLES = {"sm_89": Span(222, 279, 339)}
+
 # L2 to SM bandwidth, bytes per core clock for the whole chip. NVIDIA A100 Tensor Core GPU Architecture
 # white paper: "5120 Bytes/clk" of L2 read bandwidth (2.3x V100). AMD CDNA2 and CDNA3 white papers: each
 # L2 (one per GCD / XCD) has 16 channels of 128 bytes per clock.

@@ -7,7 +7,9 @@ Everything here is read from the artefact, not from the kernel's source:
   TTGIR: every load, async copy or TMA copy with its tile shape, counted once per source line (the
   software pipeliner copies a load into its prologue, and the copies load the same tile);
 - how many rounds a CTA keeps in flight: the shared-memory ring's depth minus the one being read
-  (`codeinspect.pipeline`), else one;
+  (`codeinspect.pipeline`); none for a ring of one buffer (the next round's copy waits until this round's
+  operands have been read out of it, and lands before the next round starts: the load latency is paid in
+  series with each round's work); one for a loop without a ring;
 - the MMA layout (`#ttg.nvidia_mma` / `#ttg.amd_mfma` warpsPerCTA) and the dot's tile, which decide how
   often each operand tile is read from shared memory.
 """
@@ -46,7 +48,8 @@ class Program:
     mma_family: str | None       # "wgmma", "mma.sync", "tcgen05", "mfma", "wmma", or None (no matrix code)
     load_bytes_per_round: int    # bytes one CTA loads per trip of its loop (or in all, with no loop)
     load_lines: int              # distinct source loads counted
-    rounds_in_flight: int        # rounds a CTA keeps outstanding: the ring depth - 1, at least 1
+    rounds_in_flight: int        # rounds a CTA keeps outstanding while it works: the ring depth - 1; 0 for a
+                                 # ring of one buffer (latency in series with the work); 1 without a ring
     async_copy: str              # "cp.async", "TMA", "direct-to-LDS" or ""
     dot_tile: tuple | None       # (BM, BN) of the dot's result, when the kernel has one
     warps_m: int = 1             # the MMA layout's warps along M and N
@@ -91,7 +94,12 @@ class Program:
 def read(compiled) -> Program:
     ttgir = compiled.stage("ttgir")
     pipe = codeinspect.pipeline(ttgir)
-    rounds = max(1, pipe.buffers - 1) if pipe.pipelined else 1
+    if pipe.pipelined:
+        rounds = pipe.buffers - 1
+    elif pipe.dot_in_loop and pipe.buffers == 1 and pipe.async_copy:
+        rounds = 0          # num_stages=2 on the cp.async path: one buffer, copied into only once it is read
+    else:
+        rounds = 1
     per_round, lines = _load_bytes(ttgir, dtypes.size(compiled.config.dtype))
     stored, _ = _load_bytes(ttgir, dtypes.size(compiled.config.dtype), _STORE_OPS)
     layout = _MMA_LAYOUT.search(ttgir)
