@@ -143,6 +143,89 @@ def test_sigterm_stops_the_sweep_and_its_ray_instance(tmp_path):
     assert not scratch_dirs() - before
 
 
+def _free_port() -> int:
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.mark.slow
+def test_a_running_cluster_is_reached_by_its_address_and_left_running(tmp_path):
+    """What a user with a cluster does: `ray start --head` (here in its own process group, in a folder
+    away from this checkout), then `sweep --ray HOST:PORT`. The sweep ships playground and kernels to the
+    cluster's workers (runtime_env py_modules), gives the local pool's table, and leaves the cluster
+    running: it only disconnects. The cluster's workers compile into the cluster's own Triton cache."""
+    ray_cli = Path(sys.executable).with_name("ray")
+    port, scratch = _free_port(), Path(tempfile.mkdtemp(prefix="pgc-"))    # short: Ray's socket paths
+    away = tmp_path / "cluster"
+    away.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAY_ADDRESS")}
+    head = subprocess.Popen([str(ray_cli), "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
+                             f"--temp-dir={scratch}", "--include-dashboard=false", "--disable-usage-stats"],
+                            cwd=away, env={**env, "TRITON_CACHE_DIR": str(away / "cache")},
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        started = ""
+        deadline = time.monotonic() + 120
+        while "Ray runtime started" not in started and time.monotonic() < deadline and head.poll() is None:
+            started += head.stdout.readline()
+        assert "Ray runtime started" in started, started
+        local, _ = _sweep_json(tmp_path / "local", "--jobs", "2")
+        remote, notices = _sweep_json(tmp_path / "here", "--ray", f"127.0.0.1:{port}")
+        assert not notices.strip(), "Ray's notices (its token authentication's among them) stay quiet"
+        assert (local["backend"], remote["backend"]) == ("local pool", f"ray (127.0.0.1:{port})")
+        assert remote["compiled"] == 2 and not remote["failed"]
+        assert [_stable(r) for r in remote["rows"]] == [_stable(r) for r in local["rows"]]
+        # the cluster compiled: its cache holds both binaries; this side's cache holds none of them
+        assert len(list((away / "cache").rglob("*.cubin"))) == 2
+        assert not list((tmp_path / "here").rglob("*.cubin"))
+        assert head.poll() is None, "the sweep leaves the cluster running"
+    finally:
+        os.killpg(head.pid, signal.SIGTERM)           # `ray start --block` stops the cluster on SIGTERM
+        try:
+            head.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(head.pid, signal.SIGKILL)
+        _, alive = psutil.wait_procs(processes_of({scratch}), timeout=30)
+        for p in alive:
+            p.kill()
+        import shutil
+        shutil.rmtree(scratch, ignore_errors=True)
+    assert not alive, f"the cluster left processes behind: {[p.pid for p in alive]}"
+
+
+def _sweep_json(cache: Path, *options: str) -> tuple[dict, str]:
+    env = {**os.environ, "TRITON_CACHE_DIR": str(cache)}
+    env.pop("RAY_ADDRESS", None)
+    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "sweep", "gemm", "-t", "sm_90", "-m",
+                           "BLOCK_SIZE_M=64,128", "-m", "num_stages=2", "--json", *options],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout), done.stderr
+
+
+def _stable(row: dict) -> dict:
+    return {k: v for k, v in row.items() if k not in VOLATILE}
+
+
+def test_an_address_where_no_cluster_answers_is_one_line_exit_2_at_once(tmp_path):
+    """The quick form of the cluster test above: Ray itself would retry such an address for minutes, printing
+    its C++ warnings, so the address is tried first (a TCP connection, PROBE_S at most)."""
+    port = _free_port()                                   # nothing listens there
+    env = {**os.environ, "TRITON_CACHE_DIR": str(tmp_path)}         # cold: the sweep has work for Ray
+    # a hang guard, not a timing: without the probe this run takes minutes
+    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "sweep", "vector_add", "-t", "sm_90", "-m",
+                           "BLOCK_SIZE=1024", "--ray", f"127.0.0.1:{port}"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and not done.stdout
+    assert done.stderr.splitlines() == [f"error: --ray 127.0.0.1:{port}: no Ray cluster answers at 127.0.0.1:{port} "
+                                        "(connection refused); start one with `ray start --head`, or use --ray local"]
+    code, out, err = outcome("sweep", "vector_add", "-t", "sm_90", "--ray", "cluster-without-port")
+    assert code == 2 and err.strip() == ("error: --ray cluster-without-port: not an address: local, auto, "
+                                         "ray://HOST:10001 or HOST:6379")
+
+
 def test_without_ray_installed_ray_is_one_line_exit_2(monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)      # `import ray` raises ImportError
     code, out, err = outcome("sweep", "vector_add", "-t", "sm_90", "--ray", "local")

@@ -36,11 +36,54 @@ def check(address: str):
     """Ray, for a well-formed address; or the one-line UserError that says what is wrong (how to install it)."""
     if not address.strip():
         raise UserError("--ray: name an address: local, auto or a cluster's (ray://HOST:10001, HOST:6379)")
+    if address not in ("local", "auto"):
+        _host_port(address)
     try:
         import ray
     except ImportError:
         raise UserError(f"--ray needs Ray, which is not installed: {INSTALL}") from None
     return ray
+
+
+PROBE_S = 5.0                    # how long a cluster's address may take to accept a connection
+
+
+def _host_port(address: str) -> tuple[str, int]:
+    """(host, port) of `ray://HOST:PORT` or `HOST:PORT`; a UserError for anything else."""
+    rest = address.removeprefix("ray://")
+    host, _, port = rest.rpartition(":")
+    if not host or not port.isdigit():
+        raise UserError(f"--ray {address}: not an address: local, auto, ray://HOST:10001 or HOST:6379")
+    return host.strip("[]"), int(port)
+
+
+def _probe(address: str) -> None:
+    """A cluster's address must accept a connection before ray.init is asked to join it: Ray itself retries
+    an address where nothing listens for minutes, printing its C++ warnings all the while."""
+    import socket
+    host, port = _host_port(address)
+    try:
+        socket.create_connection((host, port), timeout=PROBE_S).close()
+    except OSError as e:
+        why = e.strerror or type(e).__name__.replace("Error", " error").lower()
+        raise UserError(f"--ray {address}: no Ray cluster answers at {host}:{port} ({why.lower()}); start one "
+                        f"with `ray start --head`, or use --ray local") from None
+
+
+def _token_auth(ray) -> None:
+    """Ray 2.59 and later start a cluster with token authentication, but a driver sends the token only to a
+    cluster it found itself (`auto`), never to one named by its address (ray/_private/worker.py: "an explicit
+    address ... never does"), which then refuses it for a minute of retries. Where a token is at hand
+    (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH or ~/.ray/auth_token) and RAY_AUTH_MODE is unset, Ray's own step for
+    `auto` is taken for the address too; a cluster without authentication ignores the token. Older Rays
+    have no such step."""
+    try:
+        from ray._private.authentication.authentication_token_setup import (
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
 
 
 def _compile(task: dict) -> dict:
@@ -145,7 +188,12 @@ def _started(ray, address: str, options: dict):
     if no_handler is not None:
         constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = True
     try:
+        if address not in ("local", "auto"):
+            _probe(address)
+            _token_auth(ray)
         ray.init(**options, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
+    except UserError:
+        raise
     except BaseException as e:
         ray.shutdown()
         if scratch:
