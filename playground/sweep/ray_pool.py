@@ -202,8 +202,10 @@ def _started(ray, address: str, options: dict):
             raise Interrupted(signal.SIGTERM) from None
         if not isinstance(e, Exception):
             raise
-        hint = "; start one with `ray start --head`, or use --ray local" if address == "auto" else ""
-        raise UserError(f"--ray {address}: Ray did not start: {rows.one_line(e)}{hint}") from None
+        if address == "auto" and "Could not find any running Ray instance" in str(e):
+            raise UserError("--ray auto: no running Ray cluster on this machine; start one with `ray start "
+                            "--head`, or use --ray local") from None
+        raise UserError(f"--ray {address}: Ray did not start: {rows.one_line(e)}") from None
     finally:
         if no_handler is not None:
             constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = no_handler
