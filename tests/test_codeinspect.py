@@ -152,6 +152,18 @@ def test_one_stage_leaves_the_loop_unpipelined_and_says_so():
     assert r.pipeline.dot_in_loop and not r.pipeline.pipelined
     assert "async_copy" not in r.mix and r.mix["global_load.128"] > 0   # plain LDG, then STS
     assert any(h.startswith("loop not pipelined") for h in r.hints)
+    assert "num_stages >= 2" in " ".join(r.hints)
+
+
+def test_two_stages_on_the_cp_async_path_keep_one_buffer_and_the_hint_says_what_that_costs():
+    # num_stages=2 on sm_89 (Triton keeps num_stages - 1 buffers there): one 128x32 A and one 32x128 B tile,
+    # copied by cp.async into the buffer the last trip read; advising num_stages >= 2 would be advice taken
+    r = codeinspect.read(compile_("gemm", "sm_89", num_stages=2,
+                                  meta={"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32}))
+    assert r.pipeline.dot_in_loop and not r.pipeline.pipelined and r.pipeline.buffers == 1
+    assert r.pipeline.async_copy == "cp.async" and r.mix["async_copy"] > 0
+    [hint] = [h for h in r.hints if h.startswith("loop not pipelined")]
+    assert "one shared-memory buffer per operand" in hint and "num_stages >= 2" not in hint
 
 
 def test_vector_add_loads_and_stores_128_bits():
