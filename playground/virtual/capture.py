@@ -10,7 +10,10 @@ that is the proof that what `compile trace.json#N` shows is what this launch ran
 shared memory and occupancy come from that Compiled, as in every other command.
 
 Time. Host: the script's own Python between launches, as measured here, with the time spent
-compiling, interpreting and reading figures taken out (the JIT's dispatch stays in). GPU: each kernel
+compiling, interpreting and reading figures taken out (the JIT's dispatch stays in). It is the CPU
+time of the script's thread (host_time), not the wall clock: another program loading this machine, or
+the OS putting the script aside, does not stretch it, so a run's timeline is the same on a busy
+machine as on an idle one; time the script spends asleep or waiting on I/O is not counted either. GPU: each kernel
 is queued on the stream Triton launched it on and placed by gpu.schedule (in order on its stream,
 after the events it waits for, beside other streams' kernels only on SMs they leave free), and
 lasts its modelled time: the performance model's (model/explain.py, as `bench` and `sweep` use it) for
@@ -35,6 +38,9 @@ from ..figures import occupancy, roofline
 from ..model import explain
 from . import launches
 
+# the host clock: this thread's CPU time (the module docstring says why not the wall clock)
+host_time = time.thread_time
+
 _PACKAGE_DIRS = tuple(str(Path(m.__file__).resolve().parent) for m in (sys.modules["triton"],)) + \
     (str(Path(__file__).resolve().parents[1]),)
 
@@ -52,7 +58,7 @@ class Recorder:
         self.timing_depth = 0
         self.current: dict | None = None
         self.host_clock = 0.0                       # the script's own time, as measured here
-        self.last_return = time.perf_counter()
+        self.last_return = host_time()
         self._interpreted: dict = {}
         # a transient status line while a launch runs in the interpreter, the slow part: on a terminal only
         self.status_stream = sys.stderr if sys.stderr.isatty() and os.environ.get("TERM") != "dumb" else None
@@ -66,25 +72,25 @@ class Recorder:
 
     def start(self):
         """The script starts now: its host clock counts from here."""
-        self.last_return = time.perf_counter()
+        self.last_return = host_time()
 
     # --- the JIT's run, watched ---------------------------------------------------------------
     def run(self, original, jit, args, kwargs, grid, warmup):
         if self.current is not None:                # a launch from inside a hook: not the script's
             return original(jit, *args, grid=grid, warmup=warmup, **kwargs)
-        entered = time.perf_counter()
+        entered = host_time()
         self.host_clock += entered - self.last_return
         cache = jit.device_caches[0][0]
         before = len(cache)
         record = self._record(jit, options={k: v for k, v in kwargs.items() if k not in jit.arg_names})
         self.current = record
-        dispatch_start = time.perf_counter()
+        dispatch_start = host_time()
         try:
             kernel = original(jit, *args, grid=grid, warmup=warmup, **kwargs)
         finally:
             self.current = None
         # the JIT's own launch path, as a script on a GPU would pay it: without compiling or interpreting
-        dispatch = max(time.perf_counter() - dispatch_start - record.pop("own_seconds"), 0.0)
+        dispatch = max(host_time() - dispatch_start - record.pop("own_seconds"), 0.0)
         record["own_seconds"] = 0.0
         record["host_dispatch_seconds"] = dispatch
         record["new_compile"] = len(cache) > before
@@ -94,7 +100,7 @@ class Recorder:
             self._finish(jit, kernel, record)
         record.pop("own_seconds")
         self.host_clock += dispatch
-        self.last_return = time.perf_counter()
+        self.last_return = host_time()
         return kernel
 
     def _record(self, jit, **more) -> dict:
@@ -103,19 +109,21 @@ class Recorder:
                 "file": str(Path(jit.fn.__code__.co_filename).resolve()), "site": _user_site(),
                 "timed": self.timing_depth > 0, "host_start": self.host_clock, "own_seconds": 0.0, **more}
 
-    def own(self, seconds: float, what: str = "own_seconds"):
-        """Time the virtual GPU spent on its own work (compiling, reading the binary): not the script's."""
+    def own(self, seconds: float, what: str = "own_seconds", wall: float | None = None):
+        """Time the virtual GPU spent on its own work (compiling, reading the binary): not the script's.
+        `seconds` on the host clock (host_time), taken out of the launch's; `what` also keeps `wall`
+        seconds, the work's own duration (a compile's ptxas runs in a process of its own)."""
         if self.current is not None:
             self.current["own_seconds"] += seconds
             if what != "own_seconds":
-                self.current[what] = self.current.get(what, 0.0) + seconds
+                self.current[what] = self.current.get(what, 0.0) + (seconds if wall is None else wall)
 
     def launched(self, src, metadata, grid, values, stream: int = 0):
         """Called by the stand-in launcher: the launch's grid, bound arguments and stream; then run it."""
         record = self.current
         if record is None:          # a compiled kernel launched itself (kernel[grid](...)), not through the JIT
             return self._direct(src, metadata, grid, values, stream)
-        start = time.perf_counter()     # from here on, the virtual GPU's own work: not the launch's
+        start = host_time()     # from here on, the virtual GPU's own work: not the launch's
         jit = src.fn
         record["grid"] = list(grid)
         record["stream"] = int(stream or 0)
@@ -133,25 +141,25 @@ class Recorder:
                 self.say(record["error"])
             finally:
                 self.status(None)
-        record["own_seconds"] += time.perf_counter() - start
+        record["own_seconds"] += host_time() - start
 
     def _direct(self, src, metadata, grid, values, stream=0):
         """`compiled_kernel[grid](...)`: no binder ran, so record it here, as the JIT path would."""
-        entered = time.perf_counter()
+        entered = host_time()
         self.host_clock += entered - self.last_return
         jit = src.fn
         record = self._record(jit, options={}, new_compile=False, direct=True)
         self.current = record
-        dispatch_start = time.perf_counter()
+        dispatch_start = host_time()
         try:
             self.launched(src, metadata, grid, values, stream)
-            record["host_dispatch_seconds"] = max(time.perf_counter() - dispatch_start - record["own_seconds"], 0.0)
+            record["host_dispatch_seconds"] = max(host_time() - dispatch_start - record["own_seconds"], 0.0)
             self._finish(jit, SimpleNamespace(hash=metadata.hash, metadata=metadata, src=src), record)
         finally:
             self.current = None
         record.pop("own_seconds")
         self.host_clock += record["host_dispatch_seconds"]
-        self.last_return = time.perf_counter()
+        self.last_return = host_time()
 
     def _interpret(self, jit, grid, values):
         fn = _interpreted(self._interpreted, jit)
@@ -159,7 +167,7 @@ class Recorder:
             fn[grid](**dict(zip(jit.arg_names, values)))
 
     def _finish(self, jit, kernel, record):
-        start = time.perf_counter()
+        start = host_time()
         record["hash"] = kernel.hash
         record["num_warps"], record["num_stages"] = kernel.metadata.num_warps, kernel.metadata.num_stages
         variant = self.variants.get(kernel.hash)
@@ -174,7 +182,7 @@ class Recorder:
         else:
             variant["warmups"] += 1
             self._figures(jit, variant, dict(record, grid=[1, 1, 1], warmup_only=True))
-        record["own_seconds"] += time.perf_counter() - start
+        record["own_seconds"] += host_time() - start
 
     def _new_variant(self, jit, kernel, record) -> dict:
         variant = {"id": len(self.variants) + 1, "kernel": jit.__name__, "hash": kernel.hash,
@@ -266,14 +274,14 @@ class Recorder:
 
     def host_now(self) -> float:
         """The script's host clock at this moment (as synchronize counts it)."""
-        return self.host_clock + time.perf_counter() - self.last_return
+        return self.host_clock + host_time() - self.last_return
 
     def synchronize(self, until: float | None = None):
         """The host waits for the GPU: its clock moves to `until` (an event, a stream's end), by default
         the end of everything queued (torch.cuda.synchronize)."""
-        self.host_clock += time.perf_counter() - self.last_return
+        self.host_clock += host_time() - self.last_return
         self.host_clock = max(self.host_clock, self.gpu.stream_end if until is None else until)
-        self.last_return = time.perf_counter()
+        self.last_return = host_time()
 
     def autotuned(self, fn, key, best_config, configs_timings, duration, cache_hit, **_):
         self.autotune.append({"kernel": fn.__name__, "key": [str(k) for k in key], "best": str(best_config),
@@ -309,11 +317,11 @@ def install(recorder: Recorder):
     compile_once = JITFunction._do_compile
 
     def do_compile(self, *args, **kwargs):
-        start = time.perf_counter()
+        start, wall = host_time(), time.perf_counter()
         try:
             return compile_once(self, *args, **kwargs)
         finally:
-            recorder.own(time.perf_counter() - start, "compile_seconds")
+            recorder.own(host_time() - start, "compile_seconds", time.perf_counter() - wall)
 
     JITFunction._do_compile = do_compile
     triton.testing.do_bench = recorder.do_bench

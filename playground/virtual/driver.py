@@ -8,12 +8,11 @@ and runs the kernel in Triton's interpreter on the CPU tensors.
 """
 from __future__ import annotations
 
-import time
-
 import torch
 from triton.backends.driver import DriverBase
 
 from ..artefact import disasm, resources
+from .capture import host_time
 from .gpu import VirtualGPU
 
 
@@ -79,11 +78,11 @@ class _Utils:
     def load_binary(self, name, kernel, shared, device):
         """(module, function, n_regs, n_spills, n_max_threads), as the real driver's attribute queries answer:
         registers and local bytes / 4 (Triton's driver.c divides the same way), read from the binary."""
-        start = time.perf_counter()
+        start = host_time()
         try:
             return self._load_binary(name, kernel, shared)
         finally:
-            self.driver.recorder.own(time.perf_counter() - start)
+            self.driver.recorder.own(host_time() - start)
 
     def _load_binary(self, name, kernel, shared):
         gpu = self.driver.gpu
