@@ -166,6 +166,18 @@ def test_two_stages_on_the_cp_async_path_keep_one_buffer_and_the_hint_says_what_
     assert "one shared-memory buffer per operand" in hint and "num_stages >= 2" not in hint
 
 
+def test_amds_two_stages_prefetch_through_registers_into_one_buffer():
+    # gfx942's stream pipeliner at num_stages=2 (the default there): the next trip's tiles are loaded into
+    # registers before this trip's dot and stored to the one LDS buffer after it; no "not pipelined" advice
+    r = codeinspect.read(compile_("gemm", "gfx942", num_stages=2))
+    assert r.pipeline.buffers == 1 and not r.pipeline.async_copy and r.pipeline.prefetched
+    assert not any(h.startswith("loop not pipelined") for h in r.hints)
+    assert any(line.startswith("K loop      software-pipelined through registers")
+               for line in codeinspect.lines(r))
+    one = codeinspect.read(compile_("gemm", "gfx942", num_stages=1))
+    assert not one.pipeline.prefetched and any(h.startswith("loop not pipelined") for h in one.hints)
+
+
 def test_vector_add_loads_and_stores_128_bits():
     # BLOCK_SIZE=1024 over 4 warps: 8 fp32 per thread, as two 128-bit loads per operand.
     for target in ("sm_90", "gfx942"):

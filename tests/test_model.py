@@ -81,7 +81,7 @@ def test_the_terms_are_their_formulas():
         # DRAM streams at the chip's rate however the grid falls into waves (the latency term is its limit)
         dram = 3 * n * 4 / (d.mem_bandwidth_gbs * 1e9 * K.DRAM_EFFICIENCY.at(name))
         assert s.terms["dram"] == pytest.approx(dram, rel=1e-12)
-        # a round waits the load's latency (no L2 hit latency is published for sm_80: DRAM's), then its
+        # a round waits the load's latency (no L2 hit latency was found for sm_80: DRAM's), then its
         # bytes at the 128 per clock one SM takes in
         round_latency = latency + 2 * block * 4 / 128 / clock
         assert s.terms["latency"] == pytest.approx(groups * 1 * round_latency / 1, rel=1e-12)
@@ -112,8 +112,28 @@ def test_a_ring_of_one_buffer_waits_out_every_load_in_series_with_its_work():
     work = max(s.terms[r] for r in ("tensor", "issue", "shared"))
     assert s.terms["latency"] == pytest.approx(groups * f["rounds_per_cta"] * round_latency + groups * work / per_sm,
                                                rel=1e-12)
-    assert e.bound == "latency" and explain.explain(three).bound == "tensor"
-    assert e.seconds > 1.15 * explain.explain(three).seconds        # 17% slower on an RTX 4090, the sm_89 default
+    assert explain.explain(three).bound == "tensor"
+    if f["ctas_per_sm"] == 1:
+        # alone on its SM (Triton 3.9: 174 registers a thread), nothing covers the wait: 17% slower on an RTX
+        # 4090, the sm_89 default
+        assert e.bound == "latency" and e.seconds > 1.15 * explain.explain(three).seconds
+    else:
+        # two CTAs an SM (Triton 3.6: 128 registers): one's math covers the other's wait, as Hong and Kim have it
+        assert e.bound == "tensor" and s.terms["latency"] < s.terms["tensor"]
+
+
+def test_a_ring_of_one_buffer_adds_its_wait_to_an_attention_kernels_serial_softmax_too():
+    """One attention CTA per SM runs its matrix products and its softmax in turn ("tensor + special"); with
+    num_stages=2 each round's wait comes on top of both, so two stages model slower than three."""
+    def attention(stages):
+        return explain.explain(Request.of("flash_attention", "sm_80", num_stages=stages, num_warps=8,
+                                          meta={"BLOCK_M": 128, "BLOCK_N": 64, "HEAD_DIM": 128},
+                                          shape={"Z": 4, "H": 16, "N_CTX": 2048, "D": 128}).compile())
+    two, three = attention(2), attention(3)
+    assert two.figures["rounds_in_flight"] == 0 and two.figures["serial_special"]
+    t = two.scenarios["typical"].terms
+    assert two.bound == "latency" and t["latency"] > t["tensor + special"]
+    assert three.bound == "tensor + special" and two.seconds > 1.1 * three.seconds
 
 
 def test_a_grid_on_few_sms_streams_at_the_chips_rate_and_its_bytes_in_flight_limit_it():

@@ -158,21 +158,23 @@ def test_a_running_cluster_is_reached_by_its_address_and_left_running(tmp_path):
     running: it only disconnects. The cluster's workers compile into the cluster's own Triton cache."""
     ray_cli = Path(sys.executable).with_name("ray")
     port, scratch = _free_port(), Path(tempfile.mkdtemp(prefix="pgc-"))    # short: Ray's socket paths
-    away = tmp_path / "cluster"
+    away, home = tmp_path / "cluster", tmp_path / "home"       # Ray 2.59+ writes its token under ~/.ray
     away.mkdir()
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAY_ADDRESS")}
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "RAY_ADDRESS", "RAY_AUTH_MODE")}
+    log = open(tmp_path / "head.log", "w")
     head = subprocess.Popen([str(ray_cli), "start", "--head", "--block", f"--port={port}", "--num-cpus=2",
                              f"--temp-dir={scratch}", "--include-dashboard=false", "--disable-usage-stats"],
-                            cwd=away, env={**env, "TRITON_CACHE_DIR": str(away / "cache")},
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+                            cwd=away, env={**env, "HOME": str(home), "TRITON_CACHE_DIR": str(away / "cache")},
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        started = ""
-        deadline = time.monotonic() + 120
-        while "Ray runtime started" not in started and time.monotonic() < deadline and head.poll() is None:
-            started += head.stdout.readline()
-        assert "Ray runtime started" in started, started
+        deadline = time.monotonic() + 120          # a hang guard: the head says it started in seconds
+        while ("Ray runtime started" not in (tmp_path / "head.log").read_text() and head.poll() is None
+               and time.monotonic() < deadline):
+            time.sleep(0.5)
+        assert "Ray runtime started" in (tmp_path / "head.log").read_text(), (tmp_path / "head.log").read_text()
         local, _ = _sweep_json(tmp_path / "local", "--jobs", "2")
-        remote, notices = _sweep_json(tmp_path / "here", "--ray", f"127.0.0.1:{port}")
+        remote, notices = _sweep_json(tmp_path / "here", "--ray", f"127.0.0.1:{port}", home=home)
         assert not notices.strip(), "Ray's notices (its token authentication's among them) stay quiet"
         assert (local["backend"], remote["backend"]) == ("local pool", f"ray (127.0.0.1:{port})")
         assert remote["compiled"] == 2 and not remote["failed"]
@@ -192,12 +194,14 @@ def test_a_running_cluster_is_reached_by_its_address_and_left_running(tmp_path):
             p.kill()
         import shutil
         shutil.rmtree(scratch, ignore_errors=True)
+        log.close()
     assert not alive, f"the cluster left processes behind: {[p.pid for p in alive]}"
 
 
-def _sweep_json(cache: Path, *options: str) -> tuple[dict, str]:
-    env = {**os.environ, "TRITON_CACHE_DIR": str(cache)}
+def _sweep_json(cache: Path, *options: str, home: Path | None = None) -> tuple[dict, str]:
+    env = {**os.environ, "TRITON_CACHE_DIR": str(cache), **({"HOME": str(home)} if home else {})}
     env.pop("RAY_ADDRESS", None)
+    env.pop("RAY_AUTH_MODE", None)
     done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "sweep", "gemm", "-t", "sm_90", "-m",
                            "BLOCK_SIZE_M=64,128", "-m", "num_stages=2", "--json", *options],
                           cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
@@ -224,6 +228,29 @@ def test_an_address_where_no_cluster_answers_is_one_line_exit_2_at_once(tmp_path
     code, out, err = outcome("sweep", "vector_add", "-t", "sm_90", "--ray", "cluster-without-port")
     assert code == 2 and err.strip() == ("error: --ray cluster-without-port: not an address: local, auto, "
                                          "ray://HOST:10001 or HOST:6379")
+    # `auto` joins RAY_ADDRESS when it is set: that address is tried first as well
+    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "sweep", "vector_add", "-t", "sm_90", "-m",
+                           "BLOCK_SIZE=1024", "--ray", "auto"], cwd=ROOT, env={**env, "RAY_ADDRESS": f"127.0.0.1:{port}"},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.splitlines() == [
+        f"error: --ray auto: no Ray cluster answers at 127.0.0.1:{port} (RAY_ADDRESS) (connection refused); start "
+        "one with `ray start --head`, or use --ray local"]
+
+
+def test_auto_with_no_cluster_running_is_one_line_in_playgrounds_words(tmp_path, monkeypatch):
+    """Ray's own message names its --address flag, which playground does not have."""
+    import ray
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))          # cold: the sweep has work for Ray
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+
+    def no_cluster(*args, **kwargs):
+        raise ConnectionError("Could not find any running Ray instance. Please specify the one to connect to by "
+                              "setting `--address` flag or `RAY_ADDRESS` environment variable.")
+    monkeypatch.setattr(ray, "init", no_cluster)
+    code, out, err = outcome("sweep", "vector_add", "-t", "sm_90", "-m", "BLOCK_SIZE=1024", "--ray", "auto")
+    assert code == 2 and not out
+    assert err.strip().splitlines() == ["error: --ray auto: no running Ray cluster on this machine; start one with "
+                                        "`ray start --head`, or use --ray local"]
 
 
 def test_without_ray_installed_ray_is_one_line_exit_2(monkeypatch):

@@ -88,3 +88,37 @@ def test_the_lessons_example_gains_from_streams_only_while_sms_are_idle(capfd):
     shown = text.format_text(run.trace)
     assert "stream  starts at us" in shown and re.search(r"on 3 streams, [0-9.]+ ms of it side by side", shown)
     json.dumps(run.trace)
+
+
+def test_the_host_clock_is_each_launching_threads_own_cpu_time():
+    """capture.host_time is a thread's CPU time: a step is measured only against the same thread's last mark,
+    so a launch from a second thread adds that thread's own time (from zero at its first launch), never the
+    difference of two threads' clocks; and time spent waiting, not computing, is not the script's."""
+    import threading
+    import time
+
+    from playground.virtual import capture
+    recorder = object.__new__(capture.Recorder)       # only its clock, no device
+    recorder._marks = {}
+    recorder._mark()
+    time.sleep(0.2)                                    # asleep: no CPU time
+    assert recorder._since_mark() < 0.05
+    steps = []
+
+    def other_thread():
+        steps.append(recorder._since_mark())           # its first step: nothing to count from
+        busy = capture.host_time() + 0.05
+        while capture.host_time() < busy:
+            pass
+        steps.append(recorder._since_mark())           # still nothing: it has not been marked yet
+        recorder._mark()
+        busy = capture.host_time() + 0.05
+        while capture.host_time() < busy:
+            pass
+        steps.append(recorder._since_mark())           # its own 50 ms of work
+
+    worker = threading.Thread(target=other_thread)
+    worker.start()
+    worker.join()
+    assert steps[0] == steps[1] == 0.0 and 0.05 <= steps[2] < 0.5
+    assert recorder._since_mark() < 0.05               # this thread did nothing meanwhile

@@ -33,6 +33,9 @@ class Pipeline:
     buffers: int                # depth of the deepest multi-buffered shared-memory ring (0: none)
     ring_shapes: list[str]      # e.g. ["3x128x64xf16", "3x64x128xf16"]
     async_copy: str             # how loads reach shared memory: "cp.async", "TMA", "direct-to-LDS", or ""
+    # the loop loads the next trip's tiles into registers before this trip's dot and stores them to shared
+    # memory after it (AMD's stream pipeliner at num_stages=2): overlapped with one buffer
+    prefetched: bool = False
 
     @property
     def pipelined(self) -> bool:
@@ -41,7 +44,7 @@ class Pipeline:
 
 def pipeline(ttgir: str) -> Pipeline:
     lines = ttgir.splitlines()
-    in_loop, depth, has_loop, dot_in_loop = False, 0, False, False
+    in_loop, depth, has_loop, dot_in_loop, stored_after_dot = False, 0, False, False, False
     for line in lines:
         if not in_loop and "scf.for " in line and line.rstrip().endswith("{"):
             in_loop, depth, has_loop = True, 0, True
@@ -49,6 +52,8 @@ def pipeline(ttgir: str) -> Pipeline:
             depth += line.count("{") - line.count("}")
             if any(op in line for op in _DOT_OPS):
                 dot_in_loop = True
+            elif dot_in_loop and "ttg.local_store " in line:
+                stored_after_dot = True
             if depth <= 0:
                 in_loop = False
     rings = []
@@ -58,8 +63,10 @@ def pipeline(ttgir: str) -> Pipeline:
         if len(dims) >= 3 and m.group(2) != "i64":
             rings.append((int(dims[0]), f"{m.group(1)}x{m.group(2)}"))
     copies = sorted({name for op, name in _ASYNC_OPS.items() if op in ttgir})
-    return Pipeline(has_loop=has_loop, dot_in_loop=dot_in_loop, buffers=max((n for n, _ in rings), default=0),
-                    ring_shapes=[s for _, s in rings], async_copy=", ".join(copies))
+    buffers = max((n for n, _ in rings), default=0)
+    return Pipeline(has_loop=has_loop, dot_in_loop=dot_in_loop, buffers=buffers,
+                    ring_shapes=[s for _, s in rings], async_copy=", ".join(copies),
+                    prefetched=dot_in_loop and buffers == 1 and not copies and stored_after_dot)
 
 
 @dataclass
@@ -147,9 +154,9 @@ def hints(report: Report) -> list[str]:
         out.append(f"{len(conflicted)} shared-memory access(es) with bank conflicts, the worst {worst.ways}-way "
                    f"({where} line {worst.line}{', ' + worst.assumed if worst.assumed else ''}): a {group} hit "
                    f"one bank at different words; a padded or swizzled layout spreads them")
-    if report.pipeline.dot_in_loop and not report.pipeline.pipelined:
+    if report.pipeline.dot_in_loop and not report.pipeline.pipelined and not report.pipeline.prefetched:
         if report.pipeline.buffers == 1 and report.pipeline.async_copy:
-            # Triton's pipeliner keeps num_stages - 1 buffers on this path: num_stages=2 gives one
+            # on the mma.sync path Triton's pipeliner keeps num_stages - 1 buffers: num_stages=2 gives one
             out.append("loop not pipelined: one shared-memory buffer per operand, so each trip's copy waits until "
                        "the last trip's operands are read, and the math waits for it; a larger num_stages keeps "
                        "the next tiles in flight")
@@ -185,6 +192,10 @@ def lines(report: Report) -> list[str]:
             how = f", loads by {p.async_copy}" if p.async_copy else ", loads through registers"
             out.append(f"K loop      software-pipelined: {p.buffers} shared-memory buffers per operand "
                        f"({', '.join(p.ring_shapes)}){how}")
+        elif p.prefetched:
+            out.append(f"K loop      software-pipelined through registers: the next tiles are loaded before this "
+                       f"trip's math and stored after it, into one shared-memory buffer per operand "
+                       f"({', '.join(p.ring_shapes)})")
         else:
             out.append("K loop      not pipelined: one shared-memory buffer per operand")
     elif p.has_loop:

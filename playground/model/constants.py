@@ -59,10 +59,11 @@ DRAM_LATENCY_CYCLES = Span(400, 500, 650)
 
 # Latency of a global load that hits L2, in core clocks, where a measurement was found: on an L40 (AD102, Ada),
 # F. Alpay and B. Basaran, "Non-Uniform L2 Cache Latency Across the Streaming Multiprocessors of an NVIDIA
-# L40", arXiv 2606.22588 (2026): 279 cycles on average, 222 to 339 depending on the SM that issues the load;
-# the span is that range. No comparable figure was found for the other targets: there a round of loads takes
-# DRAM_LATENCY_CYCLES, an upper bound, and the explanation says so.
-L2_HIT_LATENCY_CYCLES = {"sm_89": Span(222, 279, 339)}
+# L40", arXiv 2606.22588 (2026): 279 cycles on average, 222 to 339 depending on the SM that issues the load.
+# A grid spread evenly over the SMs ends when its slowest ones do, so the span runs from the mean (optimistic
+# and typical: no grid runs on the fastest SMs alone) to the slowest SM's. No comparable figure was found for
+# the other targets: there a round of loads takes DRAM_LATENCY_CYCLES, an upper bound, and a note says so.
+L2_HIT_LATENCY_CYCLES = {"sm_89": Span(279, 279, 339)}
 
 # L2 to SM bandwidth, bytes per core clock for the whole chip. NVIDIA A100 Tensor Core GPU Architecture
 # white paper: "5120 Bytes/clk" of L2 read bandwidth (2.3x V100). AMD CDNA2 and CDNA3 white papers: each

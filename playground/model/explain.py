@@ -50,8 +50,9 @@ where a source says only "A100" or "H100"; 26-63% on attention (no GPU named exa
 measured on 5 rows in 6, worst on attention and on PyTorch's own layernorm. Configs: in an autotuner's log on
 an L40S, nine GEMM configs at 2048^3 run up to 42% apart. Of the 31 pairs the GPU separates, the model orders
 21 as the GPU did (by tile size: smaller tiles read more from L2; num_stages=2's single buffer waits out each
-load), ties 8 (warps and BLOCK_K within one tile size, and 64x128 against 128x64: it does not see what
-separates them) and orders 2 the other way (128x64 tiles, which the GPU runs 15% slower than 64x128); the two
+load), ties 8 (warps, stages and BLOCK_K within one tile size, and 64x128 against 128x64: it does not see
+what separates them) and orders 2 the other way (the 128x128 tile with num_stages=2 against the two 128x64
+configs, which the GPU runs 7% and 11% slower and the model takes for the 64x128 tiles' equals); the two
 configs it ranks first ran 7% apart. Every explanation says so in a note.
 """
 from __future__ import annotations
@@ -173,7 +174,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
                        dtype=cfg.dtype, config=cfg.describe(), seconds=typical.seconds,
                        low=scenarios["optimistic"].seconds, high=scenarios["pessimistic"].seconds,
                        bound=typical.bound, shares=shares, busy=busy, scenarios=scenarios, figures=figures,
-                       notes=_notes(compiled, prog, moved, figures, typical.bound))
+                       notes=_notes(compiled, prog, moved, figures, {sc.bound for sc in scenarios.values()}))
 
 
 def _local_traffic(compiled, device, prog, rounds: float, ctas: int, blocks: int) -> dict:
@@ -264,6 +265,13 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     for r in terms:
         if r not in ("l2", "dram"):
             terms[r] /= sm_fill
+    if f["serial_special"] and "special" in terms and "tensor" in terms:
+        # one CTA per SM and no warp specialisation: its warps run the softmax (its exponentials, and the
+        # instructions around them, as issue allows) and the matrix products in turn, not side by side
+        softmax = terms.pop("special")
+        if "issue" in terms:
+            softmax = max(softmax, f["issued_outside_mma"] / (K.ISSUE_PER_CLOCK_NVIDIA * clock * sms) / sm_fill)
+        terms["tensor + special"] = terms.pop("tensor") + softmax
     # Little's law per CTA: each round waits one latency, R rounds overlap; the CTAs an SM holds at once
     # overlap theirs, and an SM works through its CTAs `blocks` at a time
     per_sm = math.ceil(ctas / sms)
@@ -275,15 +283,9 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
         # a ring of one buffer: every round waits out its load, then works; the SM's other CTAs work while
         # one waits (Hong and Kim, ISCA 2009: memory waits overlap other warps' computation, not their own),
         # so a CTA's cycle is its latency plus its own share of the SM's work
-        work = max(terms.get(r, 0.0) for r in ("tensor", "fma", "issue", "shared", "special"))
+        work = max(terms.get(r, 0.0) for r in ("tensor", "fma", "tensor + special", "issue", "shared", "special",
+                                                "local"))
         terms["latency"] = waited + groups * work / per_sm
-    if f["serial_special"] and "special" in terms and "tensor" in terms:
-        # one CTA per SM and no warp specialisation: its warps run the softmax (its exponentials, and the
-        # instructions around them, as issue allows) and the matrix products in turn, not side by side
-        softmax = terms.pop("special")
-        if "issue" in terms:
-            softmax = max(softmax, f["issued_outside_mma"] / (K.ISSUE_PER_CLOCK_NVIDIA * clock * sms) / sm_fill)
-        terms["tensor + special"] = terms.pop("tensor") + softmax
     bound = max(terms, key=terms.get)
     body, fill, launch_s = terms[bound], 2 * latency, at(K.LAUNCH_SECONDS)
     return Scenario(seconds=body + fill + launch_s, body=body, fill=fill, launch=launch_s, terms=terms, bound=bound)
@@ -291,9 +293,10 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
 
 def _round_latency(at, target: str, f: dict) -> float:
     """Core clocks from a round's loads to its last byte: a load's latency, then the round's bytes at what one
-    SM takes in (roofline.SM_BYTES_PER_CLOCK). Where an L2 hit latency is published, a round's loads hit L2
-    as often as the tile schedule reads each DRAM byte again (1 - 1/reuse) and miss otherwise; elsewhere
-    every load takes the DRAM latency, the longer one."""
+    SM takes in (roofline.SM_BYTES_PER_CLOCK): one round's arrival, as a latency; that several CTAs of an SM
+    share its intake is a throughput, which the shared-memory term counts. Where an L2 hit latency was
+    measured, a round's loads hit L2 as often as the tile schedule reads each DRAM byte again (1 - 1/reuse)
+    and miss otherwise; elsewhere every load takes the DRAM latency, the longer one."""
     dram = at(K.DRAM_LATENCY_CYCLES)
     hit = K.L2_HIT_LATENCY_CYCLES.get(target)
     reuse = max(1.0, f["reuse"] or 1.0)
@@ -301,7 +304,7 @@ def _round_latency(at, target: str, f: dict) -> float:
     return latency + f["bytes_per_round"] / roofline.SM_BYTES_PER_CLOCK
 
 
-def _notes(compiled, prog, moved, f, bound: str) -> list[str]:
+def _notes(compiled, prog, moved, f, bounds: set) -> list[str]:
     notes = [roofline.work_note(compiled.spec)] if compiled.spec.work_basis else []
     if not moved.from_schedule and not compiled.spec.work_basis:     # work_note says it for the other case
         notes.append("DRAM and L2 traffic: every byte of the spec's count once (it gives no operand blocks)")
@@ -315,13 +318,18 @@ def _notes(compiled, prog, moved, f, bound: str) -> list[str]:
     elif f["local_bytes"] and not compiled.target.is_nvidia:
         notes.append("spills: each scratch access counted once, not once per loop trip (the amdgcn's loops are "
                      "not read): a lower bound")
-    if not f["rounds_in_flight"] or bound == "latency":
+    if not f["rounds_in_flight"] or "latency" in bounds:      # where the load latency sets a time, its source
         hit = K.L2_HIT_LATENCY_CYCLES.get(compiled.target.name)
-        notes.append(f"load latency: {hit.typical:g} clocks on an L2 hit (measured on an L40, arXiv 2606.22588), "
-                     f"{K.DRAM_LATENCY_CYCLES.typical:g} on a miss, mixed by how often a DRAM byte is read again"
-                     if hit else
-                     f"load latency: no L2 hit latency found for {compiled.target.name}, so every round's loads wait "
-                     f"the DRAM latency ({K.DRAM_LATENCY_CYCLES.typical:g} clocks): an upper bound")
+        dram = K.DRAM_LATENCY_CYCLES.typical
+        if hit is None:
+            notes.append(f"load latency: no L2 hit latency found for {compiled.target.name}, so every round's loads "
+                         f"wait the DRAM latency ({dram:g} clocks): an upper bound")
+        elif f["reuse"] <= 1:
+            notes.append(f"load latency: every byte is read once, so every load is taken as an L2 miss ({dram:g} "
+                         f"clocks)")
+        else:
+            notes.append(f"load latency: {hit.typical:g} clocks on an L2 hit (measured on an L40, arXiv 2606.22588), "
+                         f"{dram:g} on a miss, mixed by how often a DRAM byte is read again")
     if compiled.target.name not in K.L2_BYTES_PER_CLOCK:
         notes.append(f"no published L2 bandwidth for {compiled.target.name}: L2 is not modelled")
     elif compiled.target.name in K.L2_RATE_NOTES:

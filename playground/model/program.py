@@ -9,7 +9,8 @@ Everything here is read from the artefact, not from the kernel's source:
 - how many rounds a CTA keeps in flight: the shared-memory ring's depth minus the one being read
   (`codeinspect.pipeline`); none for a ring of one buffer (the next round's copy waits until this round's
   operands have been read out of it, and lands before the next round starts: the load latency is paid in
-  series with each round's work); one for a loop without a ring;
+  series with each round's work); one for a loop without a ring, or with one buffer the next tiles reach
+  through registers, loaded before this round's math and stored after it (AMD's num_stages=2);
 - the MMA layout (`#ttg.nvidia_mma` / `#ttg.amd_mfma` warpsPerCTA) and the dot's tile, which decide how
   often each operand tile is read from shared memory.
 """
@@ -48,8 +49,8 @@ class Program:
     mma_family: str | None       # "wgmma", "mma.sync", "tcgen05", "mfma", "wmma", or None (no matrix code)
     load_bytes_per_round: int    # bytes one CTA loads per trip of its loop (or in all, with no loop)
     load_lines: int              # distinct source loads counted
-    rounds_in_flight: int        # rounds a CTA keeps outstanding while it works: the ring depth - 1; 0 for a
-                                 # ring of one buffer (latency in series with the work); 1 without a ring
+    rounds_in_flight: int        # rounds a CTA keeps outstanding while it works: the ring depth - 1; 0 for one
+                                 # buffer filled by copies (latency in series with the work); else 1
     async_copy: str              # "cp.async", "TMA", "direct-to-LDS" or ""
     dot_tile: tuple | None       # (BM, BN) of the dot's result, when the kernel has one
     warps_m: int = 1             # the MMA layout's warps along M and N
@@ -97,9 +98,9 @@ def read(compiled) -> Program:
     if pipe.pipelined:
         rounds = pipe.buffers - 1
     elif pipe.dot_in_loop and pipe.buffers == 1 and pipe.async_copy:
-        rounds = 0          # num_stages=2 on the cp.async path: one buffer, copied into only once it is read
+        rounds = 0          # one buffer filled by copies (num_stages=2 on the mma.sync path): copied into once read
     else:
-        rounds = 1
+        rounds = 1          # no ring, or one prefetched through registers (AMD's num_stages=2)
     per_round, lines = _load_bytes(ttgir, dtypes.size(compiled.config.dtype))
     stored, _ = _load_bytes(ttgir, dtypes.size(compiled.config.dtype), _STORE_OPS)
     layout = _MMA_LAYOUT.search(ttgir)

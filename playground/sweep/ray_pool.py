@@ -57,17 +57,24 @@ def _host_port(address: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
-def _probe(address: str) -> None:
+def _probe(address: str, given: str) -> None:
     """A cluster's address must accept a connection before ray.init is asked to join it: Ray itself retries
-    an address where nothing listens for minutes, printing its C++ warnings all the while."""
+    an address where nothing listens for minutes, printing its C++ warnings all the while. `given` is what
+    --ray said (`auto` joins RAY_ADDRESS when it is set)."""
     import socket
-    host, port = _host_port(address)
+    try:
+        host, port = _host_port(address)
+    except UserError:
+        if given == address:
+            raise
+        return                            # RAY_ADDRESS in a form of Ray's own: Ray reads it
     try:
         socket.create_connection((host, port), timeout=PROBE_S).close()
     except OSError as e:
         why = e.strerror or type(e).__name__.replace("Error", " error").lower()
-        raise UserError(f"--ray {address}: no Ray cluster answers at {host}:{port} ({why.lower()}); start one "
-                        f"with `ray start --head`, or use --ray local") from None
+        via = " (RAY_ADDRESS)" if given != address else ""
+        raise UserError(f"--ray {given}: no Ray cluster answers at {host}:{port}{via} ({why.lower()}); start "
+                        f"one with `ray start --head`, or use --ray local") from None
 
 
 def _token_auth(ray) -> None:
@@ -187,15 +194,20 @@ def _started(ray, address: str, options: dict):
     no_handler = getattr(constants, "RAY_DISABLE_FAILURE_SIGNAL_HANDLER", None)
     if no_handler is not None:
         constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = True
+    auth_mode = os.environ.get("RAY_AUTH_MODE")
     try:
+        named = os.environ.get("RAY_ADDRESS") if address == "auto" else address   # what `auto` would join
+        if named and named not in ("local", "auto"):
+            _probe(named, address)
         if address not in ("local", "auto"):
-            _probe(address)
             _token_auth(ray)
         ray.init(**options, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
     except UserError:
+        _restore_auth_mode(auth_mode)
         raise
     except BaseException as e:
         ray.shutdown()
+        _restore_auth_mode(auth_mode)
         if scratch:
             _remove(scratch)
         if isinstance(e, SystemExit) and e.code == signal.SIGTERM:
@@ -215,8 +227,17 @@ def _started(ray, address: str, options: dict):
         yield
     finally:
         ray.shutdown()
+        _restore_auth_mode(auth_mode)
         if scratch:
             _remove(scratch)
+
+
+def _restore_auth_mode(mode: str | None) -> None:
+    """_token_auth leaves RAY_AUTH_MODE set for the process (Ray's own step does): put back what was there."""
+    if mode is None:
+        os.environ.pop("RAY_AUTH_MODE", None)
+    else:
+        os.environ["RAY_AUTH_MODE"] = mode
 
 
 def _remove(scratch: str) -> None:

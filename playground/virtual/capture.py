@@ -12,8 +12,10 @@ shared memory and occupancy come from that Compiled, as in every other command.
 Time. Host: the script's own Python between launches, as measured here, with the time spent
 compiling, interpreting and reading figures taken out (the JIT's dispatch stays in). It is the CPU
 time of the script's thread (host_time), not the wall clock: another program loading this machine, or
-the OS putting the script aside, does not stretch it, so a run's timeline is the same on a busy
-machine as on an idle one; time the script spends asleep or waiting on I/O is not counted either. GPU: each kernel
+the OS putting the script aside, does not stretch it, so a run's timeline barely moves on a busy
+machine (contention for caches still lengthens CPU time a little); time the script spends asleep or
+waiting on I/O is not counted either. Each thread that launches keeps its own clock steps (CPU times
+of two threads do not compare). GPU: each kernel
 is queued on the stream Triton launched it on and placed by gpu.schedule (in order on its stream,
 after the events it waits for, beside other streams' kernels only on SMs they leave free), and
 lasts its modelled time: the performance model's (model/explain.py, as `bench` and `sweep` use it) for
@@ -26,6 +28,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -58,7 +61,8 @@ class Recorder:
         self.timing_depth = 0
         self.current: dict | None = None
         self.host_clock = 0.0                       # the script's own time, as measured here
-        self.last_return = host_time()
+        self._marks: dict[int, float] = {}          # thread -> its host_time when a launch last returned to it
+        self._mark()
         self._interpreted: dict = {}
         # a transient status line while a launch runs in the interpreter, the slow part: on a terminal only
         self.status_stream = sys.stderr if sys.stderr.isatty() and os.environ.get("TERM") != "dumb" else None
@@ -72,14 +76,22 @@ class Recorder:
 
     def start(self):
         """The script starts now: its host clock counts from here."""
-        self.last_return = host_time()
+        self._mark()
+
+    def _mark(self) -> None:
+        self._marks[threading.get_ident()] = host_time()
+
+    def _since_mark(self) -> float:
+        """This thread's CPU time since its last mark: each thread's clock is its own (a thread's first step
+        counts from its first launch)."""
+        now = host_time()
+        return max(0.0, now - self._marks.get(threading.get_ident(), now))
 
     # --- the JIT's run, watched ---------------------------------------------------------------
     def run(self, original, jit, args, kwargs, grid, warmup):
         if self.current is not None:                # a launch from inside a hook: not the script's
             return original(jit, *args, grid=grid, warmup=warmup, **kwargs)
-        entered = host_time()
-        self.host_clock += entered - self.last_return
+        self.host_clock += self._since_mark()
         cache = jit.device_caches[0][0]
         before = len(cache)
         record = self._record(jit, options={k: v for k, v in kwargs.items() if k not in jit.arg_names})
@@ -100,7 +112,7 @@ class Recorder:
             self._finish(jit, kernel, record)
         record.pop("own_seconds")
         self.host_clock += dispatch
-        self.last_return = host_time()
+        self._mark()
         return kernel
 
     def _record(self, jit, **more) -> dict:
@@ -145,8 +157,7 @@ class Recorder:
 
     def _direct(self, src, metadata, grid, values, stream=0):
         """`compiled_kernel[grid](...)`: no binder ran, so record it here, as the JIT path would."""
-        entered = host_time()
-        self.host_clock += entered - self.last_return
+        self.host_clock += self._since_mark()
         jit = src.fn
         record = self._record(jit, options={}, new_compile=False, direct=True)
         self.current = record
@@ -159,7 +170,7 @@ class Recorder:
             self.current = None
         record.pop("own_seconds")
         self.host_clock += record["host_dispatch_seconds"]
-        self.last_return = host_time()
+        self._mark()
 
     def _interpret(self, jit, grid, values):
         fn = _interpreted(self._interpreted, jit)
@@ -274,14 +285,14 @@ class Recorder:
 
     def host_now(self) -> float:
         """The script's host clock at this moment (as synchronize counts it)."""
-        return self.host_clock + host_time() - self.last_return
+        return self.host_clock + self._since_mark()
 
     def synchronize(self, until: float | None = None):
         """The host waits for the GPU: its clock moves to `until` (an event, a stream's end), by default
         the end of everything queued (torch.cuda.synchronize)."""
-        self.host_clock += host_time() - self.last_return
+        self.host_clock += self._since_mark()
         self.host_clock = max(self.host_clock, self.gpu.stream_end if until is None else until)
-        self.last_return = host_time()
+        self._mark()
 
     def autotuned(self, fn, key, best_config, configs_timings, duration, cache_hit, **_):
         self.autotune.append({"kernel": fn.__name__, "key": [str(k) for k in key], "best": str(best_config),

@@ -12,7 +12,7 @@ import torch
 from triton.backends.driver import DriverBase
 
 from ..artefact import disasm, resources
-from .capture import host_time
+from . import capture
 from .gpu import VirtualGPU
 
 
@@ -78,11 +78,11 @@ class _Utils:
     def load_binary(self, name, kernel, shared, device):
         """(module, function, n_regs, n_spills, n_max_threads), as the real driver's attribute queries answer:
         registers and local bytes / 4 (Triton's driver.c divides the same way), read from the binary."""
-        start = host_time()
+        start = capture.host_time()
         try:
             return self._load_binary(name, kernel, shared)
         finally:
-            self.driver.recorder.own(host_time() - start)
+            self.driver.recorder.own(capture.host_time() - start)
 
     def _load_binary(self, name, kernel, shared):
         gpu = self.driver.gpu
