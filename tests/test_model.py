@@ -40,6 +40,18 @@ def test_the_program_is_read_from_the_binary_wgmma_on_hopper_mma_sync_on_ampere(
     assert hopper.shared_bytes_per_round(2, 64) == (0, (a + b) + a + b * 2)
 
 
+def test_amds_direct_to_lds_loads_are_counted_and_cdna4s_shared_rate_is_said_to_be_cdna3s():
+    """gfx950's buffer_load_to_local names its result bare (`-> <128x64xf16, #shared, ...>`): its tiles are read
+    as any other load's. The LDS rate used there is CDNA3's, and the explanation says so."""
+    p = program.read(_gemm("gfx950", num_warps=4))
+    assert p.async_copy == "direct-to-LDS" and p.load_lines == 2
+    assert p.load_bytes_per_round == (128 * 64 + 64 * 128) * 2
+    e = explain.explain(_gemm("gfx950", num_warps=4))
+    assert e.figures["shared_traffic_engines"] > 0
+    assert K.SHARED_RATE_NOTES["gfx950"] in e.notes
+    assert not any(n.startswith("shared memory: CDNA4") for n in explain.explain(_gemm("gfx942", num_warps=4)).notes)
+
+
 def test_gemm_traffic_follows_the_tile_schedule():
     c = _gemm("sm_90", shape={"M": 2048, "N": 2048, "K": 1024})
     ctas, elem, (m, n, k) = 16 * 16, 2, (2048, 2048, 1024)

@@ -112,8 +112,13 @@ SHARED_ENGINE_SHARE = Span(0.0, 0.5, 1.0)
 
 # Shared memory (LDS) bandwidth per SM (CU) per clock. CUDA C++ Programming Guide, "Shared Memory": 32
 # banks, each 4 bytes wide, serve one request per clock: 128 bytes/clock/SM on every architecture here.
-# AMD CDNA3 white paper: the LDS delivers 128 bytes per clock per CU.
+# AMD CDNA3 white paper: the LDS delivers 128 bytes per clock per CU. CDNA4 (gfx950) grew the LDS and its
+# bandwidth (Chips and Cheese, "AMD's CDNA 4 Architecture Announcement", 2025) by a factor not found here:
+# the model keeps 128 there, so its shared-memory term is an upper bound on gfx950, and a note says so.
 SHARED_BYTES_PER_CLOCK = 128
+SHARED_RATE_NOTES = {
+    "gfx950": "shared memory: CDNA4's LDS is faster than CDNA3's by a factor no source here gives; the model keeps "
+              "CDNA3's 128 bytes per clock per CU, so its shared-memory time is an upper bound"}
 
 # Special functions (exp2, log2, rsqrt, sin, cos): CUDA C++ Programming Guide, "Arithmetic Instructions"
 # throughput table: 16 results per clock per SM for compute capability 5.x to 12.x. (H100 SXM: 132 x 16

@@ -330,6 +330,8 @@ def _notes(compiled, prog, moved, f, bounds: set) -> list[str]:
         else:
             notes.append(f"load latency: {hit.typical:g} clocks on an L2 hit (measured on an L40, arXiv 2606.22588), "
                          f"{dram:g} on a miss, mixed by how often a DRAM byte is read again")
+    if compiled.target.name in K.SHARED_RATE_NOTES and f["shared_traffic_threads"] + f["shared_traffic_engines"]:
+        notes.append(K.SHARED_RATE_NOTES[compiled.target.name])
     if compiled.target.name not in K.L2_BYTES_PER_CLOCK:
         notes.append(f"no published L2 bandwidth for {compiled.target.name}: L2 is not modelled")
     elif compiled.target.name in K.L2_RATE_NOTES:

@@ -32,7 +32,8 @@ _LOAD_OPS = ("tt.load ", "ttg.async_copy_global_to_local ", "ttng.async_tma_copy
 _STORE_OPS = ("tt.store ", "tt.descriptor_store ", "ttng.async_tma_copy_local_to_global ", "amdg.buffer_store ",
               "amdgpu.buffer_store ")
 _PTR_TILE = re.compile(r"tensor<((?:\d+x)*)!tt\.ptr<([a-z0-9]+)>")
-_VALUE_TILE = re.compile(r"(?:tensor|memdesc)<((?:\d+x)+)([a-z][a-z0-9]*)")
+# (AMD's buffer_load_to_local names its result bare: `-> <128x64xf16, #shared, ...>`)
+_VALUE_TILE = re.compile(r"(?:tensor|memdesc)?<((?:\d+x)+)([a-z][a-z0-9]*)")
 _LOC = re.compile(r"loc\((#loc\d+)\)\s*$")
 _MMA_LAYOUT = re.compile(r"#ttg\.(nvidia_mma|amd_mfma|amd_wmma)<\{[^}]*?warpsPerCTA = \[(\d+), (\d+)\]")
 _DOT_RESULT = re.compile(r"(?:tt\.dot|ttng\.warp_group_dot|ttng\.tc_gen5_mma)\b.*->\s*tensor<(\d+)x(\d+)x")
