@@ -44,12 +44,13 @@ def test_amds_direct_to_lds_loads_are_counted_and_cdna4s_shared_rate_is_said_to_
     """gfx950's buffer_load_to_local names its result bare (`-> <128x64xf16, #shared, ...>`): its tiles are read
     as any other load's. The LDS rate used there is CDNA3's, and the explanation says so."""
     p = program.read(_gemm("gfx950", num_warps=4))
-    assert p.async_copy == "direct-to-LDS" and p.load_lines == 2
-    assert p.load_bytes_per_round == (128 * 64 + 64 * 128) * 2
+    assert p.load_lines == 2 and p.load_bytes_per_round == (128 * 64 + 64 * 128) * 2
     e = explain.explain(_gemm("gfx950", num_warps=4))
-    assert e.figures["shared_traffic_engines"] > 0
+    assert e.figures["shared_traffic_threads"] + e.figures["shared_traffic_engines"] > 0
     assert K.SHARED_RATE_NOTES["gfx950"] in e.notes
     assert not any(n.startswith("shared memory: CDNA4") for n in explain.explain(_gemm("gfx942", num_warps=4)).notes)
+    # Triton 3.9 loads straight into LDS there (3.6 goes through registers): the copy engines' share
+    assert p.async_copy != "direct-to-LDS" or e.figures["shared_traffic_engines"] > 0
 
 
 def test_gemm_traffic_follows_the_tile_schedule():
