@@ -41,6 +41,12 @@ class Pipeline:
     def pipelined(self) -> bool:
         return self.dot_in_loop and self.buffers >= 2
 
+    @property
+    def single_buffered(self) -> bool:
+        """One buffer filled by copies (num_stages=2 on the mma.sync path, where Triton keeps num_stages - 1):
+        the next trip's copy waits until this trip's operands are read out, and the math waits for it."""
+        return self.dot_in_loop and self.buffers == 1 and bool(self.async_copy)
+
 
 def pipeline(ttgir: str) -> Pipeline:
     lines = ttgir.splitlines()
@@ -155,8 +161,7 @@ def hints(report: Report) -> list[str]:
                    f"({where} line {worst.line}{', ' + worst.assumed if worst.assumed else ''}): a {group} hit "
                    f"one bank at different words; a padded or swizzled layout spreads them")
     if report.pipeline.dot_in_loop and not report.pipeline.pipelined and not report.pipeline.prefetched:
-        if report.pipeline.buffers == 1 and report.pipeline.async_copy:
-            # on the mma.sync path Triton's pipeliner keeps num_stages - 1 buffers: num_stages=2 gives one
+        if report.pipeline.single_buffered:
             out.append("loop not pipelined: one shared-memory buffer per operand, so each trip's copy waits until "
                        "the last trip's operands are read, and the math waits for it; a larger num_stages keeps "
                        "the next tiles in flight")

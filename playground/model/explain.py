@@ -21,7 +21,7 @@ resources that serve it, each with a rate from the device table or `constants.py
                        takes in (128 B/clk); an SM overlaps the CTAs it holds at once: (CTA groups per SM) x
                        rounds x round latency / R. A ring of one buffer (R = 0) waits in series with its own
                        work: groups x (rounds x round latency + one CTA's share of the SM's work). A load's
-                       latency: the DRAM latency, or where an L2 hit latency is published (Ada), a mix of
+                       latency: the DRAM latency, or where an L2 hit latency was measured (Ada), a mix of
                        the two by how often the tile schedule reads a DRAM byte again
 
 The kernel body takes as long as its busiest resource (the others overlap it), with one exception:

@@ -98,8 +98,8 @@ def read(compiled) -> Program:
     pipe = codeinspect.pipeline(ttgir)
     if pipe.pipelined:
         rounds = pipe.buffers - 1
-    elif pipe.dot_in_loop and pipe.buffers == 1 and pipe.async_copy:
-        rounds = 0          # one buffer filled by copies (num_stages=2 on the mma.sync path): copied into once read
+    elif pipe.single_buffered:
+        rounds = 0          # the next round's copy waits for this round's reads: latency in series with the work
     else:
         rounds = 1          # no ring, or one prefetched through registers (AMD's num_stages=2)
     per_round, lines = _load_bytes(ttgir, dtypes.size(compiled.config.dtype))

@@ -203,11 +203,9 @@ def _started(ray, address: str, options: dict):
             _token_auth(ray)
         ray.init(**options, include_dashboard=False, log_to_driver=False, logging_level="WARNING")
     except UserError:
-        _restore_auth_mode(auth_mode)
         raise
     except BaseException as e:
         ray.shutdown()
-        _restore_auth_mode(auth_mode)
         if scratch:
             _remove(scratch)
         if isinstance(e, SystemExit) and e.code == signal.SIGTERM:
@@ -219,6 +217,7 @@ def _started(ray, address: str, options: dict):
                             "--head`, or use --ray local") from None
         raise UserError(f"--ray {address}: Ray did not start: {rows.one_line(e)}") from None
     finally:
+        _restore_auth_mode(auth_mode)      # read while connecting only
         if no_handler is not None:
             constants.RAY_DISABLE_FAILURE_SIGNAL_HANDLER = no_handler
         if sigterm is not None:      # ray.init takes SIGTERM; lifecycle's handler keeps it (stop everything)
@@ -227,13 +226,13 @@ def _started(ray, address: str, options: dict):
         yield
     finally:
         ray.shutdown()
-        _restore_auth_mode(auth_mode)
         if scratch:
             _remove(scratch)
 
 
 def _restore_auth_mode(mode: str | None) -> None:
-    """_token_auth leaves RAY_AUTH_MODE set for the process (Ray's own step does): put back what was there."""
+    """_token_auth leaves RAY_AUTH_MODE set for the process (Ray's own step does): put back what was there
+    once connected (the connection keeps the token it was made with)."""
     if mode is None:
         os.environ.pop("RAY_AUTH_MODE", None)
     else:
