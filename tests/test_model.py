@@ -6,6 +6,7 @@ import pytest
 
 from playground.core import devices, registry, targets
 from playground.core.request import Request
+from playground.figures import roofline
 from playground.model import constants as K
 from playground.model import explain, program, traffic
 from playground.sweep import triage
@@ -75,6 +76,54 @@ def test_a_spec_without_operands_moves_its_byte_count_once():
     c = Request.of("softmax", "sm_80", shape={"M": 4096, "N": 1024}).compile()
     t = traffic.traffic(c, 1728, devices.get("sm_80").l2_bytes)
     assert (t.dram_bytes, t.output_bytes, t.from_schedule) == (2 * 4096 * 1024 * 4, 4096 * 1024 * 4, False)
+
+
+def _layernorm(target, num_warps, n):
+    spec = registry.load("layernorm")
+    return request_for(spec, targets.resolve(target), {"num_warps": num_warps}, {"M": 4096, "N": n}, "fp32").compile()
+
+
+def test_layernorms_second_and_third_passes_come_from_l1_l2_or_dram_by_what_the_resident_ctas_read():
+    """Passes 2 and 3 read the row again. Between a CTA's read and its repeat, every CTA resident beside it
+    reads a row too: L1 serves the repeat while the SM's rows fit beside shared memory, L2 while the chip's
+    do, DRAM otherwise; each case checked by hand from the binary's occupancy."""
+    a100 = devices.get("sm_80")
+    row, ctas = 16384 * 4, 4096
+    for warps, served in ((4, "DRAM"), (16, "L2")):
+        c = _layernorm("sm_80", warps, 16384)
+        blocks, _ = roofline.active_blocks(c)
+        again = traffic.rereads(c, ctas, blocks, a100.num_sms, explain.l1_room(c, a100, blocks), a100.l2_bytes)
+        assert again.bytes == 2 * row * ctas and again.block == row
+        assert (again.resident_per_sm, again.resident) == (blocks, blocks * a100.num_sms)
+        assert again.per_sm > again.l1_room                           # 4 or more 64 KB rows: over any L1 left
+        assert (again.chip > a100.l2_bytes) == (served == "DRAM") and again.served_by == served
+        e = explain.explain(c)
+        once = registry.load("layernorm").bytes({"M": 4096, "N": 16384}, 4)
+        assert e.figures["dram_traffic"] == once + (2 * row * ctas if served == "DRAM" else 0)
+        assert e.figures["reread_from"] == served and explain.reread_note(again) in e.notes
+    # the 8 warps' occupancy (4 per SM) holds 4 x 108 rows of 64 KB = 27 MB, inside the A100's 40 MB
+    assert 4 * a100.num_sms * row < a100.l2_bytes
+    # an 8 KB row: 8 resident rows fit in L1 beside the little shared memory a reduction takes
+    small = explain.explain(_layernorm("sm_80", 4, 2048))
+    assert small.figures["reread_from"] == "L1" and small.figures["dram_traffic"] == \
+        registry.load("layernorm").bytes({"M": 4096, "N": 2048}, 4)
+    # a kernel that reads nothing twice has no such figure
+    assert explain.explain(Request.of("softmax", "sm_80", shape={"M": 4096, "N": 1024}).compile()).figures[
+        "reread_from"] == ""
+
+
+def test_sweep_layernorm_sets_apart_the_configs_whose_rereads_go_to_dram():
+    """At N=16384 in fp32, 1 to 4 warps leave 6 to 8 CTAs on an A100 SM: 41 to 54 MB of rows, over its 40 MB L2,
+    so passes 2 and 3 read x from DRAM again and the model doubles the traffic; 8 and 16 warps fit."""
+    spec = registry.load("layernorm")
+    times = {}
+    for warps in (1, 2, 4, 8, 16):
+        e = explain.explain(_layernorm("sm_80", warps, 16384))
+        times[warps] = (e.seconds, e.figures["reread_from"])
+    assert {w for w, (_, where) in times.items() if where == "DRAM"} == {1, 2, 4}
+    fast = min(t for t, _ in times.values())
+    assert all(times[w][0] > 1.8 * fast for w in (1, 2, 4)) and times[8][0] == times[16][0] == fast
+    assert spec.rereads({"M": 4096, "N": 16384}, {}, 4) == [(16384 * 4, 2)]
 
 
 def test_the_terms_are_their_formulas():

@@ -15,7 +15,8 @@ resources that serve it, each with a rate from the device table or `constants.py
                        shared memory, then by L2 as far as the whole chip's frames fit, then by DRAM
                        (constants.L1_BYTES_PER_SM); L1 hits share the SM's one L1/shared-memory path (NVIDIA),
                        the rest adds to the L2 and DRAM terms
-  DRAM                 what the tile schedule fetches and writes (traffic.py) / sustained bandwidth
+  DRAM                 what the tile schedule fetches and writes (traffic.py), and the re-reads of a program's
+                       own data that neither L1 nor L2 still holds (spec.rereads) / sustained bandwidth
   latency              Little's law: a CTA keeps R rounds of loads in flight (R from the shared-memory ring
                        the pipeliner built), each waiting a load's latency and then its bytes at what one SM
                        takes in (128 B/clk); an SM overlaps the CTAs it holds at once: (CTA groups per SM) x
@@ -57,9 +58,11 @@ configs it ranks first ran 7% apart. Every explanation says so in a note.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
+from .. import units
 from ..core import devices, dtypes
 from ..errors import UserError
 from ..figures import launch, roofline
@@ -139,6 +142,12 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     slots = blocks * device.num_sms
     moved = (traffic_.Traffic(dram_bytes=work[1], l2_load_bytes=work[1], output_bytes=0, from_schedule=False)
              if work else traffic_.traffic(compiled, slots, device.l2_bytes))
+    again = None if work else traffic_.rereads(
+        compiled, ctas, blocks, device.num_sms, l1_room(compiled, device, min(blocks, math.ceil(ctas / device.num_sms))),
+        device.l2_bytes)
+    if again and again.served_by != "L1":       # a repeat L1 does not hold is an L2 load, and a DRAM read too on a miss
+        moved = dataclasses.replace(moved, l2_load_bytes=moved.l2_load_bytes + again.bytes,
+                                    dram_bytes=moved.dram_bytes + (again.bytes if again.served_by == "DRAM" else 0))
     # a CTA's trips of its main loop: the bytes it loads over those one trip loads (with `work`, whose bytes
     # count loads and stores together, over what one trip loads and stores)
     per_round = prog.load_bytes_per_round + (prog.store_bytes_per_round if work else 0)
@@ -158,6 +167,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
                "bytes_per_round": prog.load_bytes_per_round, "ctas": ctas, "ctas_per_sm": blocks,
                "num_sms": device.num_sms, "mma": prog.mma_family, "roof": roof, "peak_tflops": peak,
                "reuse": moved.reuse, "traffic_from_schedule": moved.from_schedule,
+               "reread_bytes": again.bytes if again else 0, "reread_from": again.served_by if again else "",
                "special": spec.special(cfg.shape) if spec.special and not work else 0,
                "work_items": spec.work_items(cfg.shape, cfg.meta) if spec.work_items and not work else 0,
                "serial_special": blocks == 1 and "ttg.warp_specialize" not in compiled.stage("ttgir"),
@@ -174,7 +184,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
                        dtype=cfg.dtype, config=cfg.describe(), seconds=typical.seconds,
                        low=scenarios["optimistic"].seconds, high=scenarios["pessimistic"].seconds,
                        bound=typical.bound, shares=shares, busy=busy, scenarios=scenarios, figures=figures,
-                       notes=_notes(compiled, prog, moved, figures, {sc.bound for sc in scenarios.values()}))
+                       notes=_notes(compiled, prog, moved, figures, {sc.bound for sc in scenarios.values()}, again))
 
 
 def _local_traffic(compiled, device, prog, rounds: float, ctas: int, blocks: int) -> dict:
@@ -197,17 +207,28 @@ def _local_traffic(compiled, device, prog, rounds: float, ctas: int, blocks: int
     # stores, when the binary reports no frame
     frame = (r.stack_bytes if compiled.target.is_nvidia else r.local_bytes) or r.spill_store_bytes
     resident = min(blocks, math.ceil(ctas / device.num_sms))
-    room = K.L1_BYTES_PER_SM[target]
-    if compiled.target.is_nvidia:     # NVIDIA's L1 and shared memory are one array: the shared carveout comes out
-        needed = resident * (r.shared_total + device.shared_reserved_per_block)
-        steps = [kb * 1024 for kb in K.SHARED_CARVEOUTS_KB.get(target, ())]
-        room = max(0, room - min((c for c in steps if c >= needed), default=needed))
+    room = l1_room(compiled, device, resident)
     per_sm = frame * threads * resident
     l1 = total * min(1.0, room / per_sm) if per_sm else total
     chip = frame * threads * min(ctas, blocks * device.num_sms)
     l2_hits = min(1.0, device.l2_bytes / chip) if chip else 1.0
     return {"local_bytes": total, "local_frame": frame, "local_l1": l1, "local_l2": total - l1,
             "local_dram": (total - l1) * (1 - l2_hits)}
+
+
+def l1_room(compiled, device, resident: int) -> int | None:
+    """L1 bytes an SM has for cached loads beside the shared memory of its `resident` CTAs; None where no L1
+    size was found. NVIDIA's L1 and shared memory are one array: the smallest shared carveout that holds
+    the CTAs comes out of it (an assumption: the driver may pick a larger one). AMD's L1 is its own."""
+    target = compiled.target.name
+    if target not in K.L1_BYTES_PER_SM:
+        return None
+    room = K.L1_BYTES_PER_SM[target]
+    if compiled.target.is_nvidia:
+        needed = resident * (compiled.resources.shared_total + device.shared_reserved_per_block)
+        steps = [kb * 1024 for kb in K.SHARED_CARVEOUTS_KB.get(target, ())]
+        room = max(0, room - min((c for c in steps if c >= needed), default=needed))
+    return room
 
 
 def model_clock(device, target: str) -> float:
@@ -304,10 +325,13 @@ def _round_latency(at, target: str, f: dict) -> float:
     return latency + f["bytes_per_round"] / roofline.SM_BYTES_PER_CLOCK
 
 
-def _notes(compiled, prog, moved, f, bounds: set) -> list[str]:
+def _notes(compiled, prog, moved, f, bounds: set, again=None) -> list[str]:
     notes = [roofline.work_note(compiled.spec)] if compiled.spec.work_basis else []
+    if again:
+        notes.append(reread_note(again))
     if not moved.from_schedule and not compiled.spec.work_basis:     # work_note says it for the other case
-        notes.append("DRAM and L2 traffic: every byte of the spec's count once (it gives no operand blocks)")
+        notes.append("DRAM and L2 traffic: every byte of the spec's count once (it gives no operand blocks)"
+                     + (", and the re-reads" if again and again.served_by != "L1" else ""))
     if prog.mma_family is None and "tt.dot" in compiled.stage("ttir"):
         notes.append("tl.dot without matrix instructions: modelled on the FMA units")
     if not prog.load_bytes_per_round:
@@ -355,6 +379,23 @@ def _notes(compiled, prog, moved, f, bounds: set) -> list[str]:
                  "GEMM; 26-63% on attention; near 30% where the GPU's variant is unknown; faster than measured on "
                  f"5 rows in 6; {config_order_check()}")
     return notes
+
+
+def reread_note(again) -> str:
+    """Where a kernel's repeated reads are served from, and why."""
+    l1 = "no L1 size is known" if again.l1_room is None else f"L1 has {_bytes(again.l1_room)} beside shared memory"
+    where = {"L1": "L1 holds that, so it serves the repeats",
+             "L2": "more than L1 holds, so L2 serves the repeats",
+             "DRAM": "more than L2 holds, so DRAM serves the repeats again"}[again.served_by]
+    return (f"re-reads: each CTA reads its {_bytes(again.block)} again; in between, the {again.resident_per_sm} CTAs "
+            f"an SM holds read {_bytes(again.per_sm)} ({l1}) and the {again.resident} the chip holds read "
+            f"{_bytes(again.chip)} (L2 {_bytes(again.l2_bytes)}): {where} (least recently used, an assumption: "
+            f"data reused after more than the cache holds has left it)")
+
+
+def _bytes(n: int) -> str:
+    """Binary units, as units.kib writes KB (1024 bytes)."""
+    return f"{n / (1 << 20):.3g} MB" if n >= 1 << 20 else units.kib(n)
 
 
 # How the model ordered the configs of the validation set's L40S autotuner log at 2048^3 (benchmarks/

@@ -88,7 +88,8 @@ def _occupancy(c, num_sms) -> dict:
 def _model(c, num_sms) -> dict:
     """The performance model's time at the sweep's shape (model/explain.py), its band and what bounds it;
     None when not modelled."""
-    none = {"modelled_seconds": None, "modelled_low": None, "modelled_high": None, "bound": None}
+    none = {"modelled_seconds": None, "modelled_low": None, "modelled_high": None, "bound": None,
+            "reread_from": None}
     if c.spec.flops is None or c.spec.bytes is None:
         return none                                    # the spec gives nothing to model
     try:
@@ -98,7 +99,7 @@ def _model(c, num_sms) -> dict:
     from ..model import explain
     e = explain.explain(c, device)
     return {"modelled_seconds": e.seconds, "modelled_low": e.low, "modelled_high": e.high,
-            "bound": explain.NAMES[e.bound]}
+            "bound": explain.NAMES[e.bound], "reread_from": e.figures["reread_from"]}
 
 
 def failure(error: str) -> dict:

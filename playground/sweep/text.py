@@ -54,6 +54,8 @@ def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
             notes.append(f"CANNOT LAUNCH: {r.get('reason')}")
         if spill:
             notes.append(f"SPILLS {r['spill_store_bytes']} B stored, {r['spill_load_bytes']} B loaded")
+        if r.get("reread_from") in ("L2", "DRAM"):    # what L1 serves again is no cost worth a note
+            notes.append(f"re-reads from {r['reread_from']}")
         notes += [f"WARNING: {w}" for w in r.get("warnings") or []]
         body.append(cells + [
             str(r["registers"]), kib(spill) if spill else "0", kib(r["shared_bytes"]),
@@ -115,7 +117,8 @@ def format_text(s: Sweep) -> str:
 
 CSV_FIELDS = ("target", "config", "status", "error", "registers", "spill_store_bytes", "spill_load_bytes",
               "shared_bytes", "active_blocks_per_sm", "occupancy", "limiter", "launchable", "reason",
-              "modelled_seconds", "modelled_low", "modelled_high", "bound", "rank", "tie", "flags", "hash")
+              "modelled_seconds", "modelled_low", "modelled_high", "bound", "reread_from", "rank", "tie", "flags",
+              "hash")
 
 
 def as_csv(s: Sweep) -> str:
