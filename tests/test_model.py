@@ -107,6 +107,13 @@ def test_layernorms_second_and_third_passes_come_from_l1_l2_or_dram_by_what_the_
     small = explain.explain(_layernorm("sm_80", 4, 2048))
     assert small.figures["reread_from"] == "L1" and small.figures["dram_traffic"] == \
         registry.load("layernorm").bytes({"M": 4096, "N": 2048}, 4)
+    # AMD's Infinity Cache sits behind L2: 76 MB of MI300X rows overflow its 32 MB of L2 but not the 256 MB cache,
+    # so the repeats are L2 traffic and no DRAM read
+    mi300x = explain.explain(_layernorm("gfx942", 4, 16384))
+    assert K.MEMORY_SIDE_CACHE_BYTES["gfx942"] == 256 * 2**20
+    assert mi300x.figures["reread_from"] == "Infinity Cache"
+    assert mi300x.figures["dram_traffic"] == registry.load("layernorm").bytes({"M": 4096, "N": 16384}, 4)
+    assert mi300x.figures["l2_traffic"] > 2 * 2 * row * ctas
     # a kernel that reads nothing twice has no such figure
     assert explain.explain(Request.of("softmax", "sm_80", shape={"M": 4096, "N": 1024}).compile()).figures[
         "reread_from"] == ""

@@ -144,7 +144,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
              if work else traffic_.traffic(compiled, slots, device.l2_bytes))
     again = None if work else traffic_.rereads(
         compiled, ctas, blocks, device.num_sms, l1_room(compiled, device, min(blocks, math.ceil(ctas / device.num_sms))),
-        device.l2_bytes)
+        device.l2_bytes, K.MEMORY_SIDE_CACHE_BYTES.get(compiled.target.name))
     if again and again.served_by != "L1":       # a repeat L1 does not hold is an L2 load, and a DRAM read too on a miss
         moved = dataclasses.replace(moved, l2_load_bytes=moved.l2_load_bytes + again.bytes,
                                     dram_bytes=moved.dram_bytes + (again.bytes if again.served_by == "DRAM" else 0))
@@ -386,11 +386,15 @@ def reread_note(again) -> str:
     l1 = "no L1 size is known" if again.l1_room is None else f"L1 has {_bytes(again.l1_room)} beside shared memory"
     where = {"L1": "L1 holds that, so it serves the repeats",
              "L2": "more than L1 holds, so L2 serves the repeats",
+             "Infinity Cache": "more than L2 holds, so the Infinity Cache serves the repeats, through L2 and "
+                               "not from DRAM",
              "DRAM": "more than L2 holds, so DRAM serves the repeats again"}[again.served_by]
+    caches = f"L2 {_bytes(again.l2_bytes)}" + (f", Infinity Cache {_bytes(again.memory_side_bytes)}"
+                                               if again.memory_side_bytes else "")
     return (f"re-reads: each CTA reads its {_bytes(again.block)} again; in between, the {again.resident_per_sm} CTAs "
             f"an SM holds read {_bytes(again.per_sm)} ({l1}) and the {again.resident} the chip holds read "
-            f"{_bytes(again.chip)} (L2 {_bytes(again.l2_bytes)}): {where} (least recently used, an assumption: "
-            f"data reused after more than the cache holds has left it)")
+            f"{_bytes(again.chip)} ({caches}): {where} (least recently used, an assumption: data reused after more "
+            f"than the cache holds has left it)")
 
 
 def _bytes(n: int) -> str:

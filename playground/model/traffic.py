@@ -12,11 +12,13 @@ kernel (`spec.work_items`) runs its tiles in rounds of one per program, in tile 
 A spec with `rereads` says what a CTA reads and then comes back for (layernorm's three passes over its
 row). Between a CTA's read and its repeat, every CTA resident beside it reads about as much: the repeat
 hits L1 when the SM's resident CTAs' blocks fit in the L1 left beside shared memory, else L2 when the
-chip's resident CTAs' blocks fit in L2, else it goes to DRAM again (least recently used, the same rule as
-for the tile schedule: a cyclic pattern larger than an LRU cache misses every time).
+chip's resident CTAs' blocks fit in L2, else in AMD's Infinity Cache where the part has one, else it goes
+to DRAM again (least recently used, the same rule as for the tile schedule: a cyclic pattern larger than
+an LRU cache misses every time).
 
 What this leaves out: L2 set conflicts, H100's two L2 partitions, CDNA3's L2 per XCD (CTAs are dealt
-round-robin to 8 XCDs, each with its own 4 MB L2: modelled here as one L2 of the summed size), and
+round-robin to 8 XCDs, each with its own 4 MB L2: modelled here as one L2 of the summed size), AMD's
+Infinity Cache behind L2 (used for re-reads only), and
 CTAs of one wave drifting apart in time. A spec without `operands` moves `spec.bytes` through both
 DRAM and L2: every byte once.
 """
@@ -42,12 +44,13 @@ class Traffic:
 @dataclass
 class Rereads:
     bytes: int                   # read again, all CTAs and repeats together
-    served_by: str               # "L1", "L2" or "DRAM"
+    served_by: str               # "L1", "L2", "Infinity Cache" or "DRAM"
     block: int                   # what one CTA reads and keeps coming back for
     resident_per_sm: int         # CTAs an SM holds at once: each reads a block between a CTA's read and its repeat
     resident: int                # CTAs the chip holds at once
     l1_room: int | None          # L1 beside the resident CTAs' shared memory; None: no L1 size known
     l2_bytes: int
+    memory_side_bytes: int | None = None     # AMD's Infinity Cache; None: the part has none
 
     @property
     def per_sm(self) -> int:
@@ -58,7 +61,8 @@ class Rereads:
         return self.resident * self.block
 
 
-def rereads(compiled, ctas: int, blocks: int, num_sms: int, l1_room: int | None, l2_bytes: int) -> Rereads | None:
+def rereads(compiled, ctas: int, blocks: int, num_sms: int, l1_room: int | None, l2_bytes: int,
+            memory_side_bytes: int | None = None) -> Rereads | None:
     """Where a spec's `rereads` are served from, for `ctas` CTAs, `blocks` of them resident per SM."""
     spec, cfg = compiled.spec, compiled.config
     if spec.rereads is None:
@@ -70,9 +74,10 @@ def rereads(compiled, ctas: int, blocks: int, num_sms: int, l1_room: int | None,
         return None
     per_sm, resident = min(blocks, math.ceil(ctas / num_sms)), min(ctas, blocks * num_sms)
     served = ("L1" if l1_room is not None and per_sm * block <= l1_room else
-              "L2" if resident * block <= l2_bytes else "DRAM")
+              "L2" if resident * block <= l2_bytes else
+              "Infinity Cache" if memory_side_bytes and resident * block <= memory_side_bytes else "DRAM")
     return Rereads(bytes=again, served_by=served, block=block, resident_per_sm=per_sm, resident=resident,
-                   l1_room=l1_room, l2_bytes=l2_bytes)
+                   l1_room=l1_room, l2_bytes=l2_bytes, memory_side_bytes=memory_side_bytes)
 
 
 def output_bytes(spec, shape: dict, elem: int) -> int:
