@@ -8,6 +8,11 @@ def kib(n: int) -> str:
     return f"{n // 1024} KB" if n % 1024 == 0 else f"{n / 1024:.1f} KB"
 
 
+def binary(n: int) -> str:
+    """Bytes in binary units, as kib writes KB: MB (2^20) from 1 MB up, to three figures."""
+    return f"{n / (1 << 20):.3g} MB" if n >= 1 << 20 else kib(n)
+
+
 def kib_exact(n: int) -> str:
     """Bytes as KB, with the byte count beside it when it is not a whole KB: for thresholds."""
     return kib(n) if n % 1024 == 0 else f"{kib(n)} ({n} B)"

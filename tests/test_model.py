@@ -83,54 +83,79 @@ def _layernorm(target, num_warps, n):
     return request_for(spec, targets.resolve(target), {"num_warps": num_warps}, {"M": 4096, "N": n}, "fp32").compile()
 
 
-def test_layernorms_second_and_third_passes_come_from_l1_l2_or_dram_by_what_the_resident_ctas_read():
-    """Passes 2 and 3 read the row again. Between a CTA's read and its repeat, every CTA resident beside it
-    reads a row too: L1 serves the repeat while the SM's rows fit beside shared memory, L2 while the chip's
-    do, DRAM otherwise; each case checked by hand from the binary's occupancy."""
-    a100 = devices.get("sm_80")
-    row, ctas = 16384 * 4, 4096
-    for warps, served in ((4, "DRAM"), (16, "L2")):
+def test_layernorms_repeats_are_its_rows_chunks_each_with_what_the_program_touches_before_it():
+    """N=16384 in chunks of 4096: pass 2 reads each chunk again after touching the row (64 KB); pass 3's chunk j
+    after touching the row and the j chunks of y written since (64 to 112 KB)."""
+    rereads = registry.load("layernorm").rereads
+    chunk, row = 4096 * 4, 16384 * 4
+    assert rereads({"M": 4096, "N": 16384}, {"BLOCK_SIZE": 4096}, 4) == \
+        [(chunk, row)] * 4 + [(chunk, row + j * chunk) for j in range(4)]
+    # a row in one chunk: pass 3 comes back before anything is written; a ragged last chunk keeps its size
+    assert rereads({"M": 1, "N": 1000}, {"BLOCK_SIZE": 1024}, 2) == [(2000, 2000), (2000, 2000)]
+    assert rereads({"M": 1, "N": 1000}, {"BLOCK_SIZE": 512}, 4) == \
+        [(2048, 4000), (1952, 4000), (2048, 4000), (1952, 4000 + 2048)]
+
+
+def test_layernorms_repeats_come_from_l1_l2_or_dram_by_what_the_resident_ctas_touch_in_between():
+    """Each repeat is served by L1 while the SM's resident CTAs' reuse distances fit beside shared memory, by L2
+    while the chip's do, by DRAM otherwise; every case checked by hand from the binary's occupancy."""
+    a100, chunk, ctas = devices.get("sm_80"), 4096 * 4, 4096
+    once = registry.load("layernorm").bytes({"M": 4096, "N": 16384}, 4)
+    # distances (in chunks) 4, 4, 4, 4 (pass 2) and 4, 5, 6, 7 (pass 3); a repeat hits L2 while resident x distance
+    # fits in 40 MB. 4 warps: 8 per SM, 864 CTAs x 4 chunks = 54 MB: none. 8 warps: 5 per SM, 540 x 16 KB x 4 =
+    # 33.75 MB: pass 2 and pass 3's first chunk. 16 warps: 4 per SM, 432 CTAs: 27, 33.75 MB fit, 40.5 MB does not.
+    for warps, resident_per_sm, misses in ((4, 8, 8), (8, 5, 3), (16, 4, 2)):
         c = _layernorm("sm_80", warps, 16384)
         blocks, _ = roofline.active_blocks(c)
+        assert blocks == resident_per_sm
         again = traffic.rereads(c, ctas, blocks, a100.num_sms, explain.l1_room(c, a100, blocks), a100.l2_bytes)
-        assert again.bytes == 2 * row * ctas and again.block == row
-        assert (again.resident_per_sm, again.resident) == (blocks, blocks * a100.num_sms)
-        assert again.per_sm > again.l1_room                           # 4 or more 64 KB rows: over any L1 left
-        assert (again.chip > a100.l2_bytes) == (served == "DRAM") and again.served_by == served
+        assert again.bytes == 8 * chunk * ctas and again.resident == blocks * a100.num_sms
+        assert again.served == {"DRAM": misses * chunk * ctas, "L2": (8 - misses) * chunk * ctas} if misses < 8 \
+            else again.served == {"DRAM": 8 * chunk * ctas}
+        assert again.resident_per_sm * 4 * chunk > again.l1_room         # 4 or more 64 KB rows: over any L1 left
         e = explain.explain(c)
-        once = registry.load("layernorm").bytes({"M": 4096, "N": 16384}, 4)
-        assert e.figures["dram_traffic"] == once + (2 * row * ctas if served == "DRAM" else 0)
-        assert e.figures["reread_from"] == served and explain.reread_note(again) in e.notes
-    # the 8 warps' occupancy (4 per SM) holds 4 x 108 rows of 64 KB = 27 MB, inside the A100's 40 MB
-    assert 4 * a100.num_sms * row < a100.l2_bytes
-    # an 8 KB row: 8 resident rows fit in L1 beside the little shared memory a reduction takes
+        f = e.figures
+        assert f["dram_traffic"] == once + misses * chunk * ctas
+        # every repeat passes through L2 (none is in L1); L2 loads over DRAM reads is the reuse
+        written = traffic.output_bytes(c.spec, c.config.shape, 4)
+        assert f["l2_traffic"] == once + 8 * chunk * ctas
+        assert f["reuse"] == pytest.approx((once - written + 8 * chunk * ctas) / (once - written + misses * chunk * ctas))
+        # 4 chunks, three passes, wherever the repeats come from (w and b, read once, add a little)
+        assert f["rounds_per_cta"] == pytest.approx(12, rel=1e-3)
+        assert explain.reread_note(again) in e.notes and f["reread_from"] == again.where()
+    # an 8 KB row: every resident CTA's row fits in L1 beside the little shared memory a reduction takes
     small = explain.explain(_layernorm("sm_80", 4, 2048))
-    assert small.figures["reread_from"] == "L1" and small.figures["dram_traffic"] == \
-        registry.load("layernorm").bytes({"M": 4096, "N": 2048}, 4)
-    # AMD's Infinity Cache sits behind L2: 76 MB of MI300X rows overflow its 32 MB of L2 but not the 256 MB cache,
-    # so the repeats are L2 traffic and no DRAM read
-    mi300x = explain.explain(_layernorm("gfx942", 4, 16384))
+    assert small.figures["reread_from"] == "L1 100%"
+    assert small.figures["dram_traffic"] == registry.load("layernorm").bytes({"M": 4096, "N": 2048}, 4)
+    assert small.figures["rounds_per_cta"] == pytest.approx(3, rel=1e-3)
+    # AMD's Infinity Cache sits behind L2: 8 CTAs on each of the MI300X's 304 CUs overflow its 32 MB of L2, and
+    # the 256 MB cache holds all but pass 3's last chunk (2432 x 112 KB = 266 MB): L2 traffic, one DRAM read in 8
+    c = _layernorm("gfx942", 4, 16384)
+    assert roofline.active_blocks(c)[0] == 8 and devices.get("gfx942").num_sms == 304
+    mi300x = explain.explain(c)
     assert K.MEMORY_SIDE_CACHE_BYTES["gfx942"] == 256 * 2**20
-    assert mi300x.figures["reread_from"] == "Infinity Cache"
-    assert mi300x.figures["dram_traffic"] == registry.load("layernorm").bytes({"M": 4096, "N": 16384}, 4)
-    assert mi300x.figures["l2_traffic"] > 2 * 2 * row * ctas
+    assert mi300x.figures["reread_from"] == "Infinity Cache 88%, DRAM 12%"
+    assert mi300x.figures["dram_traffic"] == once + chunk * ctas
+    assert mi300x.figures["l2_traffic"] == once + 8 * chunk * ctas
     # a kernel that reads nothing twice has no such figure
     assert explain.explain(Request.of("softmax", "sm_80", shape={"M": 4096, "N": 1024}).compile()).figures[
         "reread_from"] == ""
 
 
 def test_sweep_layernorm_sets_apart_the_configs_whose_rereads_go_to_dram():
-    """At N=16384 in fp32, 1 to 4 warps leave 6 to 8 CTAs on an A100 SM: 41 to 54 MB of rows, over its 40 MB L2,
-    so passes 2 and 3 read x from DRAM again and the model doubles the traffic; 8 and 16 warps fit."""
-    spec = registry.load("layernorm")
-    times = {}
-    for warps in (1, 2, 4, 8, 16):
-        e = explain.explain(_layernorm("sm_80", warps, 16384))
-        times[warps] = (e.seconds, e.figures["reread_from"])
-    assert {w for w, (_, where) in times.items() if where == "DRAM"} == {1, 2, 4}
-    fast = min(t for t, _ in times.values())
-    assert all(times[w][0] > 1.8 * fast for w in (1, 2, 4)) and times[8][0] == times[16][0] == fast
-    assert spec.rereads({"M": 4096, "N": 16384}, {}, 4) == [(16384 * 4, 2)]
+    """At N=16384 in fp32 on an A100, 1 to 4 warps leave 6 to 8 CTAs on an SM and every repeat misses L2; 8 and 16
+    warps leave 5 and 4, and most repeats hit. The sweep's table says where they come from."""
+    from playground.sweep import text
+    s = triage.run(registry.load("layernorm"), [targets.resolve("sm_80")], {"num_warps": [1, 2, 4, 8, 16]},
+                   {"M": 4096, "N": 16384}, "fp32", jobs=1)
+    rows = {r["config"]["num_warps"]: r for r in s.rows}
+    assert {w for w, r in rows.items() if r["reread_from"] == "DRAM 100%"} == {1, 2, 4}
+    assert rows[8]["reread_from"] == "L2 62%, DRAM 38%" and rows[16]["reread_from"] == "L2 75%, DRAM 25%"
+    assert rows[16]["modelled_seconds"] < rows[8]["modelled_seconds"] < 0.75 * rows[4]["modelled_seconds"]
+    assert rows[16]["rank"] == 1
+    table = text.format_text(s)
+    assert "re-reads: L2 75%, DRAM 25%" in table and "re-reads: DRAM 100%" in table
+    assert "reread_from" in text.as_csv(s).splitlines()[0]
 
 
 def test_the_terms_are_their_formulas():

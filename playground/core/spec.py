@@ -65,9 +65,10 @@ class KernelSpec:
     # (shape, meta, element size) -> [(the tile coordinates an input block depends on, its bytes)]: what a
     # CTA reads, for the model's DRAM and L2 traffic (model/traffic.py); None: every byte of `bytes` once
     operands: Callable[[dict, dict, int], list] | None = None
-    # (shape, meta, element size) -> [(bytes one CTA reads, then reads again, how many more times)]: a program
-    # that comes back for data it has read (layernorm's passes over its row). The model serves each repeat
-    # from L1, L2 or DRAM by how much the CTAs resident beside it read in between (model/traffic.py)
+    # (shape, meta, element size) -> [(bytes one CTA reads again, the distinct bytes it touches from its last
+    # read of them up to the repeat)]: a program that comes back for data it has read (layernorm's passes over
+    # its row). The model serves each repeat from L1, L2, an Infinity Cache or DRAM by how much the CTAs
+    # resident beside it touch in that time (model/traffic.py)
     rereads: Callable[[dict, dict, int], list] | None = None
     special: Callable[[dict], int] | None = None     # (shape) -> special-function results (exp, rsqrt, ...)
     # a persistent kernel: (shape, meta) -> the tiles its programs share (program p takes p, p + P, ...), and

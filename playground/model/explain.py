@@ -9,14 +9,15 @@ resources that serve it, each with a rate from the device table or `constants.py
                        (SMs x 4 per clock): NVIDIA only
   shared memory        the operand tiles written and read per loop trip (program.py) / (SMs x 128 B/clk); the
                        copy and matrix engines' share is a span (constants.SHARED_ENGINE_SHARE)
-  L2                   what every CTA reads (traffic.py) / the L2's bytes per clock
+  L2                   what every CTA reads (traffic.py), its re-reads L1 does not serve included / the L2's
+                       bytes per clock
   local memory         register spills: the STL and LDL bytes the SASS moves per thread (the main loop's
                        per trip), served by L1 as far as the spill frames of an SM's threads fit beside its
                        shared memory, then by L2 as far as the whole chip's frames fit, then by DRAM
                        (constants.L1_BYTES_PER_SM); L1 hits share the SM's one L1/shared-memory path (NVIDIA),
                        the rest adds to the L2 and DRAM terms
   DRAM                 what the tile schedule fetches and writes (traffic.py), and the re-reads of a program's
-                       own data that neither L1 nor L2 still holds (spec.rereads) / sustained bandwidth
+                       own data no cache still holds (spec.rereads) / sustained bandwidth
   latency              Little's law: a CTA keeps R rounds of loads in flight (R from the shared-memory ring
                        the pipeliner built), each waiting a load's latency and then its bytes at what one SM
                        takes in (128 B/clk); an SM overlaps the CTAs it holds at once: (CTA groups per SM) x
@@ -123,7 +124,8 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     """Model one compiled kernel at its compiled shape on its target's representative GPU (or `device`).
 
     `work` = (FLOPs, bytes, CTAs) replaces what the spec would say: a launch captured on the virtual GPU
-    knows its own (launch_metadata, its tensors, its grid); its bytes then move through DRAM and L2 once.
+    knows its own (launch_metadata, its tensors, its grid); its bytes then move through DRAM and L2 once, with
+    no re-reads (a capture knows its bytes, not its passes).
     """
     device = device or devices.get(compiled.target.name)
     spec, cfg = compiled.spec, compiled.config
@@ -142,16 +144,20 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     slots = blocks * device.num_sms
     moved = (traffic_.Traffic(dram_bytes=work[1], l2_load_bytes=work[1], output_bytes=0, from_schedule=False)
              if work else traffic_.traffic(compiled, slots, device.l2_bytes))
-    again = None if work else traffic_.rereads(
-        compiled, ctas, blocks, device.num_sms, l1_room(compiled, device, min(blocks, math.ceil(ctas / device.num_sms))),
-        device.l2_bytes, K.MEMORY_SIDE_CACHE_BYTES.get(compiled.target.name))
-    if again and again.served_by != "L1":       # a repeat L1 does not hold is an L2 load, and a DRAM read too on a miss
-        moved = dataclasses.replace(moved, l2_load_bytes=moved.l2_load_bytes + again.bytes,
-                                    dram_bytes=moved.dram_bytes + (again.bytes if again.served_by == "DRAM" else 0))
+    resident_per_sm = min(blocks, math.ceil(ctas / device.num_sms))
+    again = None if work else traffic_.rereads(          # captured launches give their bytes, not their passes
+        compiled, ctas, resident_per_sm, device.num_sms, l1_room(compiled, device, resident_per_sm), device.l2_bytes,
+        K.MEMORY_SIDE_CACHE_BYTES.get(compiled.target.name))
+    loaded = moved.l2_load_bytes + (again.bytes if again else 0)     # every repeat is a load, whatever serves it
+    if again:       # a repeat L1 does not hold is an L2 load, and a DRAM read too where no cache holds it
+        moved = dataclasses.replace(moved, l2_load_bytes=moved.l2_load_bytes + again.beyond_l1,
+                                    dram_bytes=moved.dram_bytes + again.served.get("DRAM", 0))
+        fetched = moved.dram_bytes - moved.output_bytes
+        moved.reuse = moved.l2_load_bytes / fetched if fetched > 0 else 1.0
     # a CTA's trips of its main loop: the bytes it loads over those one trip loads (with `work`, whose bytes
     # count loads and stores together, over what one trip loads and stores)
     per_round = prog.load_bytes_per_round + (prog.store_bytes_per_round if work else 0)
-    rounds = max(1.0, moved.l2_load_bytes / ctas / per_round) if prog.load_bytes_per_round else 1.0
+    rounds = max(1.0, loaded / ctas / per_round) if prog.load_bytes_per_round else 1.0
     shared = (0, 0)
     if prog.dot_tile and prog.load_bytes_per_round:
         bm, bn = prog.dot_tile
@@ -167,7 +173,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
                "bytes_per_round": prog.load_bytes_per_round, "ctas": ctas, "ctas_per_sm": blocks,
                "num_sms": device.num_sms, "mma": prog.mma_family, "roof": roof, "peak_tflops": peak,
                "reuse": moved.reuse, "traffic_from_schedule": moved.from_schedule,
-               "reread_bytes": again.bytes if again else 0, "reread_from": again.served_by if again else "",
+               "reread_bytes": again.bytes if again else 0, "reread_from": again.where() if again else "",
                "special": spec.special(cfg.shape) if spec.special and not work else 0,
                "work_items": spec.work_items(cfg.shape, cfg.meta) if spec.work_items and not work else 0,
                "serial_special": blocks == 1 and "ttg.warp_specialize" not in compiled.stage("ttgir"),
@@ -331,7 +337,7 @@ def _notes(compiled, prog, moved, f, bounds: set, again=None) -> list[str]:
         notes.append(reread_note(again))
     if not moved.from_schedule and not compiled.spec.work_basis:     # work_note says it for the other case
         notes.append("DRAM and L2 traffic: every byte of the spec's count once (it gives no operand blocks)"
-                     + (", and the re-reads" if again and again.served_by != "L1" else ""))
+                     + (", and the re-reads L1 does not serve" if again and again.beyond_l1 else ""))
     if prog.mma_family is None and "tt.dot" in compiled.stage("ttir"):
         notes.append("tl.dot without matrix instructions: modelled on the FMA units")
     if not prog.load_bytes_per_round:
@@ -383,23 +389,19 @@ def _notes(compiled, prog, moved, f, bounds: set, again=None) -> list[str]:
 
 def reread_note(again) -> str:
     """Where a kernel's repeated reads are served from, and why."""
-    l1 = "no L1 size is known" if again.l1_room is None else f"L1 has {_bytes(again.l1_room)} beside shared memory"
-    where = {"L1": "L1 holds that, so it serves the repeats",
-             "L2": "more than L1 holds, so L2 serves the repeats",
-             "Infinity Cache": "more than L2 holds, so the Infinity Cache serves the repeats, through L2 and "
-                               "not from DRAM",
-             "DRAM": "more than L2 holds, so DRAM serves the repeats again"}[again.served_by]
-    caches = f"L2 {_bytes(again.l2_bytes)}" + (f", Infinity Cache {_bytes(again.memory_side_bytes)}"
-                                               if again.memory_side_bytes else "")
-    return (f"re-reads: each CTA reads its {_bytes(again.block)} again; in between, the {again.resident_per_sm} CTAs "
-            f"an SM holds read {_bytes(again.per_sm)} ({l1}) and the {again.resident} the chip holds read "
-            f"{_bytes(again.chip)} ({caches}): {where} (least recently used, an assumption: data reused after more "
-            f"than the cache holds has left it)")
-
-
-def _bytes(n: int) -> str:
-    """Binary units, as units.kib writes KB (1024 bytes)."""
-    return f"{n / (1 << 20):.3g} MB" if n >= 1 << 20 else units.kib(n)
+    low, high = again.distances
+    span = units.binary(low) if low == high else f"{units.binary(low)} to {units.binary(high)}"
+    chip = units.binary(again.resident * high)
+    l1 = ("no L1 size is known" if again.l1_room is None else
+          f"{units.binary(again.resident_per_sm * high)} at most on one SM, beside {units.binary(again.l1_room)} "
+          f"of L1 left by shared memory")
+    caches = f"L2 {units.binary(again.l2_bytes)}" + (f", Infinity Cache {units.binary(again.memory_side_bytes)}"
+                                                     if again.memory_side_bytes else "")
+    return (f"re-reads: each CTA reads {units.binary(again.bytes // again.ctas)} again; between a read and its "
+            f"repeat it touches {span}, and so does each CTA beside it: the {again.resident} resident on the chip "
+            f"touch up to {chip} ({l1}; {caches}). Served by {again.where()} (least recently used, an assumption: "
+            f"data reused after more than a cache holds has left it"
+            + ("; the Infinity Cache's own bandwidth is not modelled)" if again.memory_side_bytes else ")"))
 
 
 # How the model ordered the configs of the validation set's L40S autotuner log at 2048^3 (benchmarks/

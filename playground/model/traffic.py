@@ -9,12 +9,13 @@ to every CTA that shares it from L2; across waves a block stays in L2 while the 
 fit beside it (least recently used, at block granularity). Outputs are written once. A persistent
 kernel (`spec.work_items`) runs its tiles in rounds of one per program, in tile order.
 
-A spec with `rereads` says what a CTA reads and then comes back for (layernorm's three passes over its
-row). Between a CTA's read and its repeat, every CTA resident beside it reads about as much: the repeat
-hits L1 when the SM's resident CTAs' blocks fit in the L1 left beside shared memory, else L2 when the
-chip's resident CTAs' blocks fit in L2, else in AMD's Infinity Cache where the part has one, else it goes
-to DRAM again (least recently used, the same rule as for the tile schedule: a cyclic pattern larger than
-an LRU cache misses every time).
+A spec with `rereads` lists what a CTA reads and then reads again (layernorm's passes 2 and 3 over its
+row), each repeat with the distinct bytes the CTA touches from its earlier read of them up to the repeat,
+its own writes included (its reuse distance). Every CTA resident beside it touches about as much in that
+time, so a repeat hits L1 when the SM's resident CTAs' distances fit in the L1 left beside shared memory,
+else L2 when the chip's fit in L2, else AMD's Infinity Cache where the part has one, else it goes to DRAM
+again (least recently used, the same rule as for the tile schedule: data reused after more than an LRU
+cache holds has left it).
 
 What this leaves out: L2 set conflicts, H100's two L2 partitions, CDNA3's L2 per XCD (CTAs are dealt
 round-robin to 8 XCDs, each with its own 4 MB L2: modelled here as one L2 of the summed size), AMD's
@@ -41,43 +42,60 @@ class Traffic:
     reuse: float = 1.0           # L2 loads / DRAM reads: how often each byte fetched is used
 
 
+LEVELS = ("L1", "L2", "Infinity Cache", "DRAM")
+
+
 @dataclass
 class Rereads:
-    bytes: int                   # read again, all CTAs and repeats together
-    served_by: str               # "L1", "L2", "Infinity Cache" or "DRAM"
-    block: int                   # what one CTA reads and keeps coming back for
-    resident_per_sm: int         # CTAs an SM holds at once: each reads a block between a CTA's read and its repeat
+    served: dict                 # level (LEVELS) -> bytes it serves again, all CTAs and repeats together
+    ctas: int
+    distances: tuple             # (least, most) bytes one CTA touches between a read and its repeat
+    resident_per_sm: int         # CTAs an SM holds at once, each touching as much in that time
     resident: int                # CTAs the chip holds at once
     l1_room: int | None          # L1 beside the resident CTAs' shared memory; None: no L1 size known
     l2_bytes: int
     memory_side_bytes: int | None = None     # AMD's Infinity Cache; None: the part has none
 
     @property
-    def per_sm(self) -> int:
-        return self.resident_per_sm * self.block
+    def bytes(self) -> int:
+        return sum(self.served.values())
 
     @property
-    def chip(self) -> int:
-        return self.resident * self.block
+    def beyond_l1(self) -> int:
+        """What L1 does not serve: L2 loads (and DRAM reads, for what nothing else holds)."""
+        return self.bytes - self.served.get("L1", 0)
+
+    def where(self) -> str:
+        """"L2 50%, DRAM 50%": the levels that serve the repeats, nearest first."""
+        return ", ".join(f"{level} {100 * self.served[level] / self.bytes:.0f}%" for level in LEVELS
+                         if self.served.get(level))
 
 
-def rereads(compiled, ctas: int, blocks: int, num_sms: int, l1_room: int | None, l2_bytes: int,
+def rereads(compiled, ctas: int, resident_per_sm: int, num_sms: int, l1_room: int | None, l2_bytes: int,
             memory_side_bytes: int | None = None) -> Rereads | None:
-    """Where a spec's `rereads` are served from, for `ctas` CTAs, `blocks` of them resident per SM."""
+    """Where a spec's `rereads` are served from, for `ctas` CTAs, `resident_per_sm` of them on an SM at once."""
     spec, cfg = compiled.spec, compiled.config
     if spec.rereads is None:
         return None
-    items = spec.rereads(cfg.shape, cfg.meta, dtypes.size(cfg.dtype))
-    block = sum(nbytes for nbytes, _ in items)
-    again = sum(nbytes * times for nbytes, times in items) * ctas
-    if not again:
+    repeats = [(n, d) for n, d in spec.rereads(cfg.shape, cfg.meta, dtypes.size(cfg.dtype)) if n]
+    if not repeats:
         return None
-    per_sm, resident = min(blocks, math.ceil(ctas / num_sms)), min(ctas, blocks * num_sms)
-    served = ("L1" if l1_room is not None and per_sm * block <= l1_room else
-              "L2" if resident * block <= l2_bytes else
-              "Infinity Cache" if memory_side_bytes and resident * block <= memory_side_bytes else "DRAM")
-    return Rereads(bytes=again, served_by=served, block=block, resident_per_sm=per_sm, resident=resident,
-                   l1_room=l1_room, l2_bytes=l2_bytes, memory_side_bytes=memory_side_bytes)
+    resident = min(ctas, resident_per_sm * num_sms)
+
+    def level(distance: int) -> str:
+        if l1_room is not None and resident_per_sm * distance <= l1_room:
+            return "L1"
+        if resident * distance <= l2_bytes:
+            return "L2"
+        if memory_side_bytes and resident * distance <= memory_side_bytes:
+            return "Infinity Cache"
+        return "DRAM"
+    served: dict = {}
+    for nbytes, distance in repeats:
+        served[level(distance)] = served.get(level(distance), 0) + nbytes * ctas
+    distances = [d for _, d in repeats]
+    return Rereads(served=served, ctas=ctas, distances=(min(distances), max(distances)), resident_per_sm=resident_per_sm,
+                   resident=resident, l1_room=l1_room, l2_bytes=l2_bytes, memory_side_bytes=memory_side_bytes)
 
 
 def output_bytes(spec, shape: dict, elem: int) -> int:

@@ -70,7 +70,7 @@ def figures(c, num_sms: int | None = None) -> dict:
            "compile_seconds": round(c.compile_seconds, 4)}
     out |= _occupancy(c, num_sms)
     # A kernel that cannot launch has no running time to model.
-    out |= _model(c, num_sms) if out["launchable"] is not False else {"modelled_seconds": None, "bound": None}
+    out |= _model(c, num_sms) if out["launchable"] is not False else _NOT_MODELLED
     return out
 
 
@@ -85,11 +85,14 @@ def _occupancy(c, num_sms) -> dict:
             "grid": o.grid, "waves": o.waves, "last_wave_ctas": o.last_wave_ctas}
 
 
+_NOT_MODELLED = {"modelled_seconds": None, "modelled_low": None, "modelled_high": None, "bound": None,
+                 "reread_from": None}
+
+
 def _model(c, num_sms) -> dict:
-    """The performance model's time at the sweep's shape (model/explain.py), its band and what bounds it;
-    None when not modelled."""
-    none = {"modelled_seconds": None, "modelled_low": None, "modelled_high": None, "bound": None,
-            "reread_from": None}
+    """The performance model's time at the sweep's shape (model/explain.py), its band, what bounds it and where
+    re-reads come from; None when not modelled."""
+    none = _NOT_MODELLED
     if c.spec.flops is None or c.spec.bytes is None:
         return none                                    # the spec gives nothing to model
     try:
