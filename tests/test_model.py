@@ -177,18 +177,34 @@ def test_the_terms_are_their_formulas():
     assert e.figures["bytes_per_round"] == 2 * block * 4 and e.figures["rounds_per_cta"] == 1
     for name, s in e.scenarios.items():
         clock = d.clock_ghz * 1e9 * K.CLOCK_SHARE.at(name)
-        latency = K.DRAM_LATENCY_CYCLES.at(name) / clock
+        latency = K.dram_latency(c.target.name).at(name) / clock
         # DRAM streams at the chip's rate however the grid falls into waves (the latency term is its limit)
         dram = 3 * n * 4 / (d.mem_bandwidth_gbs * 1e9 * K.DRAM_EFFICIENCY.at(name))
         assert s.terms["dram"] == pytest.approx(dram, rel=1e-12)
-        # a round waits the load's latency (no L2 hit latency was found for sm_80: DRAM's), then its
-        # bytes at the 128 per clock one SM takes in
+        # a round waits the load's latency (every byte is read once: an L2 miss, DRAM's), then its bytes at the
+        # 128 per clock one SM takes in
         round_latency = latency + 2 * block * 4 / 128 / clock
         assert s.terms["latency"] == pytest.approx(groups * 1 * round_latency / 1, rel=1e-12)
         assert s.bound == "dram"
         assert s.seconds == pytest.approx(dram + 2 * latency + K.LAUNCH_SECONDS.at(name), rel=1e-12)
     assert e.low < e.seconds < e.high
     assert sum(e.shares.values()) == pytest.approx(1.0) and e.busy["dram"] == 1.0
+
+
+def test_load_latencies_are_the_pointer_chase_figures_where_one_was_measured():
+    """gpu-benches' pointer chases (constants.py): DRAM 570, 631 and 650 clocks on an A100, L40 and H100 PCIe, 1.3x
+    when queued; L2 hits from the near partition to the far one on the A100 and H100, their mean typical; the L40's
+    measured spread. A part with no measurement keeps the assumed span, and its note says so."""
+    assert [(t, K.dram_latency(t).typical) for t in ("sm_80", "sm_89", "sm_90")] == \
+        [("sm_80", 570), ("sm_89", 631), ("sm_90", 650)]
+    assert K.dram_latency("sm_90").pessimistic == pytest.approx(845)
+    assert K.dram_latency("sm_100") == K.DRAM_LATENCY_UNMEASURED == K.Span(400, 500, 650)
+    assert K.L2_HIT_LATENCY_CYCLES["sm_80"] == K.Span(211, 317.5, 424)
+    assert K.L2_HIT_LATENCY_CYCLES["sm_90"] == K.Span(265, 370, 475)
+    # a latency-bound launch on each says where its figure comes from
+    assert any("measured by pointer chase" in n for n in explain.explain(_gemm("sm_80", num_stages=2)).notes)
+    assert any("500 clocks, no measurement found for this part: an assumed figure" in n
+               for n in explain.explain(_gemm("sm_100", num_stages=2)).notes)
 
 
 def test_a_ring_of_one_buffer_waits_out_every_load_in_series_with_its_work():
@@ -206,7 +222,7 @@ def test_a_ring_of_one_buffer_waits_out_every_load_in_series_with_its_work():
     clock = f["clock_ghz"] * 1e9 * K.CLOCK_SHARE.typical
     per_sm = math.ceil(f["ctas"] / d.num_sms)
     groups = math.ceil(per_sm / f["ctas_per_sm"])
-    hit = 279 * (1 - 1 / f["reuse"]) + K.DRAM_LATENCY_CYCLES.typical / f["reuse"]
+    hit = 279 * (1 - 1 / f["reuse"]) + K.dram_latency("sm_89").typical / f["reuse"]
     round_latency = (hit + (128 * 32 + 32 * 128) * 2 / 128) / clock
     assert f["bytes_per_round"] == (128 * 32 + 32 * 128) * 2 and f["reuse"] > 10
     work = max(s.terms[r] for r in ("tensor", "issue", "shared"))

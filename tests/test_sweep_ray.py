@@ -5,6 +5,7 @@ gone afterwards, every process of it. Skipped where Ray is not installed (the Tr
 """
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -45,8 +46,19 @@ def ray_processes(of: psutil.Process | None = None) -> list[str]:
     return [n for n in names if n.startswith(RAY_PROCESSES)]
 
 
-def scratch_dirs() -> set[Path]:
-    return set(Path(tempfile.gettempdir()).glob("playground-ray-*"))
+def scratch_dirs(root: Path) -> set[Path]:
+    return set(root.glob("playground-ray-*"))
+
+
+@pytest.fixture
+def scratch_root(monkeypatch):
+    """A temporary folder of this test's own for Ray's scratch folders: another run on the machine (a second
+    suite, a user's sweep) makes `playground-ray-*` folders of its own, which are not this test's leftovers."""
+    root = Path(tempfile.mkdtemp(prefix="pgr"))       # short: Ray's socket paths must stay under 108 bytes
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    monkeypatch.setenv("TMPDIR", str(root))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def processes_of(scratch: set[Path]) -> list[psutil.Process]:
@@ -60,15 +72,14 @@ def processes_of(scratch: set[Path]) -> list[psutil.Process]:
 
 
 @pytest.fixture
-def nothing_left_behind():
+def nothing_left_behind(scratch_root):
     """After the test: Ray is disconnected, none of its processes remain, its scratch folder is gone."""
     import ray
-    before = scratch_dirs()
     assert not ray_processes()
     yield
     assert not ray.is_initialized()
     assert not ray_processes()
-    assert not scratch_dirs() - before
+    assert not scratch_dirs(scratch_root)
 
 
 def test_ray_gives_the_local_pools_rows(tmp_path, monkeypatch, nothing_left_behind):
@@ -115,12 +126,11 @@ def test_a_hanging_compile_is_stopped_on_ray(tmp_path, monkeypatch, nothing_left
     assert by_tile[32]["status"] == by_tile[128]["status"] == "ok"
 
 
-def test_sigterm_stops_the_sweep_and_its_ray_instance(tmp_path):
+def test_sigterm_stops_the_sweep_and_its_ray_instance(tmp_path, scratch_root):
     # TILE=16 hangs in the compiler: the sweep is still running when the signal comes.
-    env = {**os.environ, "TRITON_CACHE_DIR": str(tmp_path)}
+    env = {**os.environ, "TRITON_CACHE_DIR": str(tmp_path), "TMPDIR": str(scratch_root)}
     command = [sys.executable, str(ROOT / "cli.py"), "sweep", CRASHY, "-t", "sm_90", "-m", "TILE=16,32",
                "--jobs", "2", "--ray", "local"]
-    before = scratch_dirs()
     child = subprocess.Popen(command, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         parent = psutil.Process(child.pid)
@@ -129,7 +139,7 @@ def test_sigterm_stops_the_sweep_and_its_ray_instance(tmp_path):
             time.sleep(0.2)
         assert "raylet" in ray_processes(parent), child.communicate()
         time.sleep(1)
-        scratch = scratch_dirs() - before
+        scratch = scratch_dirs(scratch_root)
         seen = parent.children(recursive=True) + processes_of(scratch)
         child.send_signal(signal.SIGTERM)
         out, err = child.communicate(timeout=60)
@@ -140,7 +150,7 @@ def test_sigterm_stops_the_sweep_and_its_ray_instance(tmp_path):
     assert err.strip().splitlines() == ["error: interrupted (SIGTERM); stopped with every process it started"]
     _, alive = psutil.wait_procs(seen, timeout=5)
     assert not alive and not processes_of(scratch), f"left running: {[p.pid for p in alive]}"
-    assert not scratch_dirs() - before
+    assert scratch and not scratch_dirs(scratch_root)
 
 
 def _free_port() -> int:

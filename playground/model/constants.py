@@ -51,19 +51,35 @@ CLOCK_SHARE = Span(1.00, 0.95, 0.80)
 # one), wide on purpose; reads and writes mixed, and reads that are not perfectly sequential, cost more.
 DRAM_EFFICIENCY = Span(0.92, 0.87, 0.80)
 
-# Latency of a global load that misses L2, in core clocks. A weak source, and the best found: the hardware
-# table of doi:10.1016/j.ultsonch.2023.106546 (table 3, PMC10448217) uses 400 cycles for V100, A100 and
-# H100 alike. A loaded memory system queues, so the typical and pessimistic columns are longer (an
-# assumption); a pointer-chasing measurement on the GPU in question would replace all three.
-DRAM_LATENCY_CYCLES = Span(400, 500, 650)
+# Load latencies by pointer chase, in core clocks: te42kyfo/gpu-benches, one block chasing a random list with a
+# 64-byte stride over data sets from 1 kB up, on an idle GPU (latency in ns times the clock each file records):
+#   cuda-latency/a100_80.txt   A100 80GB at 1410 MHz: L1 36; L2 211 for data sets up to 18 MB, 424 from 32 to
+#                              39 MB (the far one of the two partitions the A100 white paper splits L2 into);
+#                              DRAM 570
+#   gpu-latency/h100_pcie.txt  H100 PCIe at 1755 MHz: L1 34; L2 265 up to 22 MB, 475 from 35 to 43 MB; DRAM 650
+#   gpu-latency/l40.txt        L40 at 2490 MHz: L1 36; L2 276.5 up to 94 MB, one latency throughout; DRAM 631
+# A loaded memory system queues, so the pessimistic column is 1.3 times the idle figure (an assumption). The
+# H100 SXM's HBM3 was not measured: its PCIe sibling's HBM2e figure stands in. Other targets keep the span the
+# model used before these measurements were found, from a weak source (doi:10.1016/j.ultsonch.2023.106546,
+# table 3, uses 400 cycles for V100, A100 and H100 alike; longer typical and pessimistic columns for queueing).
+_QUEUED = 1.3
+DRAM_LATENCY_CYCLES = {"sm_80": Span(570, 570, 570 * _QUEUED), "sm_89": Span(631, 631, 631 * _QUEUED),
+                       "sm_90": Span(650, 650, 650 * _QUEUED)}
+DRAM_LATENCY_UNMEASURED = Span(400, 500, 650)
 
-# Latency of a global load that hits L2, in core clocks, where a measurement was found: on an L40 (AD102, Ada),
-# F. Alpay and B. Basaran, "Non-Uniform L2 Cache Latency Across the Streaming Multiprocessors of an NVIDIA
-# L40", arXiv 2606.22588 (2026): 279 cycles on average, 222 to 339 depending on the SM that issues the load.
-# A grid spread evenly over the SMs ends when its slowest ones do, so the span runs from the mean (optimistic
-# and typical: no grid runs on the fastest SMs alone) to the slowest SM's. No comparable figure was found for
-# the other targets: there a round of loads takes DRAM_LATENCY_CYCLES, an upper bound, and a note says so.
-L2_HIT_LATENCY_CYCLES = {"sm_89": Span(279, 279, 339)}
+
+def dram_latency(target: str) -> Span:
+    return DRAM_LATENCY_CYCLES.get(target, DRAM_LATENCY_UNMEASURED)
+
+
+# Latency of a global load that hits L2, in core clocks. On an L40 (AD102, Ada): F. Alpay and B. Basaran,
+# "Non-Uniform L2 Cache Latency Across the Streaming Multiprocessors of an NVIDIA L40", arXiv 2606.22588 (2026):
+# 279 cycles on average, 222 to 339 depending on the SM that issues the load (gpu-benches' 276.5, above, agrees).
+# A grid spread evenly over the SMs ends when its slowest ones do, so the span runs from the mean (optimistic and
+# typical) to the slowest SM's. On the A100 and H100, whose L2 is two partitions, gpu-benches' near and far
+# figures (above) bound it; data spread over the whole L2 is near half the time: their mean is typical.
+L2_HIT_LATENCY_CYCLES = {"sm_80": Span(211, (211 + 424) / 2, 424), "sm_89": Span(279, 279, 339),
+                         "sm_90": Span(265, (265 + 475) / 2, 475)}
 
 # L2 to SM bandwidth, bytes per core clock for the whole chip. NVIDIA A100 Tensor Core GPU Architecture
 # white paper: "5120 Bytes/clk" of L2 read bandwidth (2.3x V100). AMD CDNA2 and CDNA3 white papers: each

@@ -23,8 +23,9 @@ resources that serve it, each with a rate from the device table or `constants.py
                        takes in (128 B/clk); an SM overlaps the CTAs it holds at once: (CTA groups per SM) x
                        rounds x round latency / R. A ring of one buffer (R = 0) waits in series with its own
                        work: groups x (rounds x round latency + one CTA's share of the SM's work). A load's
-                       latency: the DRAM latency, or where an L2 hit latency was measured (Ada), a mix of
-                       the two by how often the tile schedule reads a DRAM byte again
+                       latency: the DRAM latency, or where an L2 hit latency was measured (A100, L40, H100:
+                       pointer chases, constants.py), a mix of the two by how often the tile schedule reads a
+                       DRAM byte again
 
 The kernel body takes as long as its busiest resource (the others overlap it), with one exception:
 with a single CTA on an SM and no warp specialisation, a kernel's matrix products and its softmax (its
@@ -249,7 +250,7 @@ def model_clock(device, target: str) -> float:
 def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     at = lambda span: span.at(name)   # noqa: E731
     clock = f["clock_ghz"] * 1e9 * at(K.CLOCK_SHARE)
-    latency = at(K.DRAM_LATENCY_CYCLES) / clock
+    latency = at(K.dram_latency(target)) / clock
     round_latency = _round_latency(at, target, f) / clock
     sms, ctas, blocks = device.num_sms, f["ctas"], f["ctas_per_sm"]
     slots = blocks * sms
@@ -324,7 +325,7 @@ def _round_latency(at, target: str, f: dict) -> float:
     share its intake is a throughput, which the shared-memory term counts. Where an L2 hit latency was
     measured, a round's loads hit L2 as often as the tile schedule reads each DRAM byte again (1 - 1/reuse)
     and miss otherwise; elsewhere every load takes the DRAM latency, the longer one."""
-    dram = at(K.DRAM_LATENCY_CYCLES)
+    dram = at(K.dram_latency(target))
     hit = K.L2_HIT_LATENCY_CYCLES.get(target)
     reuse = max(1.0, f["reuse"] or 1.0)
     latency = dram if hit is None else at(hit) * (1 - 1 / reuse) + dram / reuse
@@ -349,17 +350,19 @@ def _notes(compiled, prog, moved, f, bounds: set, again=None) -> list[str]:
         notes.append("spills: each scratch access counted once, not once per loop trip (the amdgcn's loops are "
                      "not read): a lower bound")
     if not f["rounds_in_flight"] or "latency" in bounds:      # where the load latency sets a time, its source
-        hit = K.L2_HIT_LATENCY_CYCLES.get(compiled.target.name)
-        dram = K.DRAM_LATENCY_CYCLES.typical
+        target = compiled.target.name
+        hit, dram = K.L2_HIT_LATENCY_CYCLES.get(target), K.dram_latency(target).typical
+        measured = ("measured by pointer chase" if target in K.DRAM_LATENCY_CYCLES else
+                    "no measurement found for this part: an assumed figure")
         if hit is None:
-            notes.append(f"load latency: no L2 hit latency found for {compiled.target.name}, so every round's loads "
-                         f"wait the DRAM latency ({dram:g} clocks): an upper bound")
+            notes.append(f"load latency: no L2 hit latency found for {target}, so every round's loads wait the DRAM "
+                         f"latency ({dram:g} clocks, {measured}): an upper bound")
         elif f["reuse"] <= 1:
             notes.append(f"load latency: every byte is read once, so every load is taken as an L2 miss ({dram:g} "
-                         f"clocks)")
+                         f"clocks, {measured})")
         else:
-            notes.append(f"load latency: {hit.typical:g} clocks on an L2 hit (measured on an L40, arXiv 2606.22588), "
-                         f"{dram:g} on a miss, mixed by how often a DRAM byte is read again")
+            notes.append(f"load latency: {hit.typical:g} clocks on an L2 hit, {dram:g} on a miss (both measured by "
+                         f"pointer chase: model/constants.py), mixed by how often a DRAM byte is read again")
     if compiled.target.name in K.SHARED_RATE_NOTES and f["shared_traffic_threads"] + f["shared_traffic_engines"]:
         notes.append(K.SHARED_RATE_NOTES[compiled.target.name])
     if compiled.target.name not in K.L2_BYTES_PER_CLOCK:
