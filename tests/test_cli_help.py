@@ -39,6 +39,9 @@ def test_targets_json_is_the_device_table():
     # 512 VGPRs per lane x 64 lanes x 4 SIMDs: 131072 32-bit registers per CU.
     assert (mi300x["num_sms"], mi300x["warp_size"], mi300x["registers_per_sm"]) == (304, 64, 131072)
     assert all(row["memory_bytes"] == devices.DEVICES[t].memory_bytes > 0 for t, row in rows.items())
+    # AMD's Infinity Cache, where a part has one (CDNA 3 white paper, MI355X and RX 7900 XTX spec pages)
+    assert {t: row["infinity_cache_bytes"] // 2**20 for t, row in rows.items() if row["infinity_cache_bytes"]} == \
+        {"gfx942": 256, "gfx950": 256, "gfx1100": 96}
 
 
 def test_which_commands_import_torch():

@@ -137,7 +137,7 @@ def test_layernorms_repeats_come_from_l1_l2_or_dram_by_what_the_resident_ctas_to
     # chunk, 2432 x 112 KB = 266 MB): L2 traffic, and DRAM reads only for the rest
     c = _layernorm("gfx942", 4, 16384)
     mi300x, resident = explain.explain(c), roofline.active_blocks(c)[0] * devices.get("gfx942").num_sms
-    assert K.MEMORY_SIDE_CACHE_BYTES["gfx942"] == 256 * 2**20
+    assert devices.get("gfx942").infinity_cache_bytes == 256 * 2**20 and not devices.get("sm_90").infinity_cache_bytes
     assert resident * 4 * chunk > devices.get("gfx942").l2_bytes
     misses = sum(resident * d * chunk > 256 * 2**20 for d in distances)
     assert misses < 8 and mi300x.figures["dram_traffic"] == once + misses * chunk * ctas

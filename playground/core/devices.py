@@ -68,6 +68,8 @@ class Device:
     peak_tflops: dict = field(default_factory=dict)   # dtype -> dense TFLOPS
     mem_bandwidth_gbs: float = 0.0   # DRAM/HBM, GB/s (1e9 bytes)
     l2_bytes: int = 0
+    infinity_cache_bytes: int = 0    # AMD's memory-side cache between L2 and DRAM (0: none); the model uses it
+                                     # for a program's re-reads only (model/traffic.py)
     clock_ghz: float = 0.0           # boost clock the peaks assume
     memory_bytes: int = 0            # DRAM/HBM capacity (datasheet, decimal GB)
 
@@ -166,7 +168,7 @@ DEVICES = {
 
 
 def _cdna(target, name, num_sms, *, lds_per_cu, peak_tflops, mem_bandwidth_gbs, l2_bytes, clock_ghz,
-          memory_gb) -> Device:
+          memory_gb, infinity_cache_bytes=0) -> Device:
     """CDNA2/3/4 (gfx90a, gfx942, gfx950): 4 SIMDs a CU, wave64, a unified 512-entry VGPR+AGPR file."""
     return Device(
         target=target, name=name, vendor="amd", num_sms=num_sms, sm_unit="CU",
@@ -189,7 +191,7 @@ def _cdna(target, name, num_sms, *, lds_per_cu, peak_tflops, mem_bandwidth_gbs, 
         lds_alloc_unit=512,                  # LLVM AMDGPUUsage, COMPUTE_PGM_RSRC2.LDS_SIZE: GFX7+ in 128-dword blocks
         max_workgroups_per_cu=16,
         peak_tflops=peak_tflops, mem_bandwidth_gbs=mem_bandwidth_gbs, l2_bytes=l2_bytes, clock_ghz=clock_ghz,
-        memory_bytes=memory_gb * GB)
+        memory_bytes=memory_gb * GB, infinity_cache_bytes=infinity_cache_bytes)
 
 
 DEVICES.update({
@@ -200,20 +202,24 @@ DEVICES.update({
                     peak_tflops={"fp32": 23.95, "fp16": 191.5, "bf16": 191.5},
                     mem_bandwidth_gbs=1638.4, l2_bytes=8 * MB, clock_ghz=1.7, memory_gb=64),
     # AMD Instinct MI300X datasheet: 304 CUs, 2100 MHz peak engine clock, 5.3 TB/s; FP32 vector 163.4,
-    # TF32 653.7, FP16/BF16 1307.4, FP8 2614.9 TFLOPS dense. CDNA3 white paper: 4 MB L2 per XCD, 8 XCDs
-    # (and a 256 MB Infinity Cache beyond it, not counted here).
+    # TF32 653.7, FP16/BF16 1307.4, FP8 2614.9 TFLOPS dense. CDNA3 white paper: 4 MB L2 per XCD, 8 XCDs,
+    # and a 256 MB Infinity Cache between them and HBM.
     "gfx942": _cdna("gfx942", "Instinct MI300X", 304, lds_per_cu=64 * KB,             # CDNA3 ISA: 64 KB LDS per CU
                     peak_tflops={"fp32": 163.4, "tf32": 653.7, "fp16": 1307.4, "bf16": 1307.4, "fp8": 2614.9},
-                    mem_bandwidth_gbs=5300.0, l2_bytes=32 * MB, clock_ghz=2.1, memory_gb=192),
+                    mem_bandwidth_gbs=5300.0, l2_bytes=32 * MB, clock_ghz=2.1, memory_gb=192,
+                    infinity_cache_bytes=256 * MB),
     # AMD Instinct MI355X datasheet: 256 CUs, 2400 MHz, 8 TB/s; FP32 vector 157.3, FP16/BF16 2516.6,
-    # FP8 5033.2 TFLOPS dense. CDNA4 white paper: 160 KB LDS per CU, 4 MB L2 per XCD, 8 XCDs. CDNA4 drops
-    # the xf32 (TF32) matrix instructions, so there is no tf32 peak.
+    # FP8 5033.2 TFLOPS dense. CDNA4 white paper: 160 KB LDS per CU, 4 MB L2 per XCD, 8 XCDs; AMD's MI355X
+    # product page: 256 MB Infinity Cache. CDNA4 drops the xf32 (TF32) matrix instructions, so there is no
+    # tf32 peak.
     "gfx950": _cdna("gfx950", "Instinct MI355X", 256, lds_per_cu=160 * KB,  # LLVM AMDGPU: FeatureLocalMemorySize163840
                     peak_tflops={"fp32": 157.3, "fp16": 2516.6, "bf16": 2516.6, "fp8": 5033.2},
-                    mem_bandwidth_gbs=8000.0, l2_bytes=32 * MB, clock_ghz=2.4, memory_gb=288),
+                    mem_bandwidth_gbs=8000.0, l2_bytes=32 * MB, clock_ghz=2.4, memory_gb=288,
+                    infinity_cache_bytes=256 * MB),
     # RDNA3 (gfx1100), wave32 as Triton compiles for it. Work-groups run in WGP mode (LLVM's default): a
     # work-group's waves share a WGP, two CUs with 4 SIMDs and 128 KB of LDS between them, so the "SM" here
-    # is a WGP. AMD Radeon RX 7900 XTX spec page: 96 CUs (48 WGPs), 2500 MHz boost, 960 GB/s, 6 MB L2;
+    # is a WGP. AMD Radeon RX 7900 XTX spec page: 96 CUs (48 WGPs), 2500 MHz boost, 960 GB/s, 6 MB L2, 96 MB
+    # Infinity Cache (the RX 7900 XT and GRE, gfx1100 too, have 80 and 64 MB: this row is the XTX);
     # FP32 61.4 (dual issue), FP16/BF16 122.8 TFLOPS (WMMA). No FP8 or TF32 matrix instructions.
     "gfx1100": Device(
         target="gfx1100", name="Radeon RX 7900 XTX", vendor="amd", num_sms=48, sm_unit="WGP",
@@ -233,7 +239,7 @@ DEVICES.update({
         lds_alloc_unit=512,                  # LLVM AMDGPUUsage, COMPUTE_PGM_RSRC2.LDS_SIZE: 128-dword blocks
         max_workgroups_per_cu=32,
         peak_tflops={"fp32": 61.4, "fp16": 122.8, "bf16": 122.8},
-        mem_bandwidth_gbs=960.0, l2_bytes=6 * MB, clock_ghz=2.5, memory_bytes=24 * GB),
+        mem_bandwidth_gbs=960.0, l2_bytes=6 * MB, clock_ghz=2.5, memory_bytes=24 * GB, infinity_cache_bytes=96 * MB),
 })
 
 
@@ -277,5 +283,6 @@ def target_rows() -> list[dict]:
             "shared_per_sm": d.shared_per_sm if d.is_nvidia else d.lds_per_cu,
             "shared_per_block": d.shared_per_block_optin if d.is_nvidia else d.lds_per_workgroup,
             "memory_bytes": d.memory_bytes, "bandwidth_gbs": d.mem_bandwidth_gbs, "l2_bytes": d.l2_bytes,
+            "infinity_cache_bytes": d.infinity_cache_bytes,
             "peak_tflops": dict(d.peak_tflops), "stages": list(t.stages)})
     return rows

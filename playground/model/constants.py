@@ -172,12 +172,6 @@ LAUNCH_SECONDS = Span(2e-6, 3e-6, 5e-6)
 L1_BYTES_PER_SM = {"sm_80": 192 * 1024, "sm_86": 128 * 1024, "sm_89": 128 * 1024, "sm_90": 256 * 1024,
                    "sm_100": 256 * 1024, "sm_120": 128 * 1024, "gfx90a": 16 * 1024, "gfx942": 32 * 1024}
 
-# AMD's Infinity Cache: a memory-side cache between L2 and HBM/GDDR, bytes. AMD CDNA 3 white paper (MI300X):
-# 256 MB; AMD Instinct MI355X product page (CDNA 4): 256 MB; AMD Radeon RX 7900 XTX specifications (RDNA 3):
-# 96 MB. The model uses it for re-reads only (traffic.rereads: a repeat it holds is not a DRAM read); the
-# tile schedule's L2 leaves it out. NVIDIA's parts have none.
-MEMORY_SIDE_CACHE_BYTES = {"gfx942": 256 * 1024 * 1024, "gfx950": 256 * 1024 * 1024, "gfx1100": 96 * 1024 * 1024}
-
 # The shared-memory capacities (carveouts) an NVIDIA SM can be set to, in KB; the rest of L1_BYTES_PER_SM
 # is L1. CUDA C++ Programming Guide, "Compute Capability 8.x": 0, 8, 16, 32, 64, 100, 132 or 164 KB on 8.0;
 # up to 100 KB on 8.6 and 8.9; "9.0": up to 228 KB (and the same steps on 10.0; 12.0 as 8.6). The model

@@ -148,7 +148,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     resident_per_sm = min(blocks, math.ceil(ctas / device.num_sms))
     again = None if work else traffic_.rereads(          # captured launches give their bytes, not their passes
         compiled, ctas, resident_per_sm, device.num_sms, l1_room(compiled, device, resident_per_sm), device.l2_bytes,
-        K.MEMORY_SIDE_CACHE_BYTES.get(compiled.target.name))
+        device.infinity_cache_bytes or None)
     loaded = moved.l2_load_bytes + (again.bytes if again else 0)     # every repeat is a load, whatever serves it
     if again:       # a repeat L1 does not hold is an L2 load, and a DRAM read too where no cache holds it
         moved = dataclasses.replace(moved, l2_load_bytes=moved.l2_load_bytes + again.beyond_l1,

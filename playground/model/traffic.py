@@ -54,7 +54,7 @@ class Rereads:
     resident: int                # CTAs the chip holds at once
     l1_room: int | None          # L1 beside the resident CTAs' shared memory; None: no L1 size known
     l2_bytes: int
-    memory_side_bytes: int | None = None     # AMD's Infinity Cache; None: the part has none
+    memory_side_bytes: int | None = None     # AMD's Infinity Cache (devices.py); None: the part has none
 
     @property
     def bytes(self) -> int:
