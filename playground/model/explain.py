@@ -60,9 +60,8 @@ configs it ranks first ran 7% apart. Every explanation says so in a note.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import units
 from ..core import devices, dtypes
@@ -143,18 +142,18 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
         raise UserError(f"{spec.name}: {why or 'no CTA fits on an SM'}; a kernel that cannot launch has no time")
     ctas = max(1, work[2]) if work else launch.ctas(compiled)
     slots = blocks * device.num_sms
+    resident_per_sm = min(blocks, math.ceil(ctas / device.num_sms))     # CTAs an SM holds at once
     moved = (traffic_.Traffic(dram_bytes=work[1], l2_load_bytes=work[1], output_bytes=0, from_schedule=False)
              if work else traffic_.traffic(compiled, slots, device.l2_bytes))
-    resident_per_sm = min(blocks, math.ceil(ctas / device.num_sms))
     again = None if work else traffic_.rereads(          # captured launches give their bytes, not their passes
         compiled, ctas, resident_per_sm, device.num_sms, l1_room(compiled, device, resident_per_sm), device.l2_bytes,
         device.infinity_cache_bytes or None)
     loaded = moved.l2_load_bytes + (again.bytes if again else 0)     # every repeat is a load, whatever serves it
     if again:       # a repeat L1 does not hold is an L2 load, and a DRAM read too where no cache holds it
-        moved = dataclasses.replace(moved, l2_load_bytes=moved.l2_load_bytes + again.beyond_l1,
-                                    dram_bytes=moved.dram_bytes + again.served.get("DRAM", 0))
-        fetched = moved.dram_bytes - moved.output_bytes
-        moved.reuse = moved.l2_load_bytes / fetched if fetched > 0 else 1.0
+        l2_loads, dram = moved.l2_load_bytes + again.beyond_l1, moved.dram_bytes + again.served.get("DRAM", 0)
+        fetched = dram - moved.output_bytes
+        moved = replace(moved, l2_load_bytes=l2_loads, dram_bytes=dram,
+                        reuse=l2_loads / fetched if fetched > 0 else 1.0)
     # a CTA's trips of its main loop: the bytes it loads over those one trip loads (with `work`, whose bytes
     # count loads and stores together, over what one trip loads and stores)
     per_round = prog.load_bytes_per_round + (prog.store_bytes_per_round if work else 0)
@@ -165,7 +164,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
         block_k = max(1, round(prog.load_bytes_per_round / ((bm + bn) * elem)))
         threads, engines = prog.shared_bytes_per_round(elem, block_k)
         shared = (threads * rounds * ctas, engines * rounds * ctas)
-    local = _local_traffic(compiled, device, prog, rounds, ctas, blocks)
+    local = _local_traffic(compiled, device, prog, rounds, ctas, blocks, resident_per_sm)
     precision = roofline.matrix_precision(compiled) if prog.mma_family else None
     peak, roof = roofline.peak_for(device, precision)
     figures = {"flops": flops, "dram_traffic": moved.dram_bytes, "l2_traffic": moved.l2_load_bytes + moved.output_bytes,
@@ -194,10 +193,10 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
                        notes=_notes(compiled, prog, moved, figures, {sc.bound for sc in scenarios.values()}, again))
 
 
-def _local_traffic(compiled, device, prog, rounds: float, ctas: int, blocks: int) -> dict:
+def _local_traffic(compiled, device, prog, rounds: float, ctas: int, blocks: int, resident: int) -> dict:
     """Where the kernel's local-memory (spill) bytes are served: {"local_bytes", "local_frame",
     "local_l1", "local_l2", "local_dram"} (bytes; local_l2 is what misses L1, local_dram what also misses
-    L2).
+    L2). `resident`: the CTAs an SM holds at once.
 
     Local memory is cached in L1 and L2 like global memory, and consecutive threads' words are adjacent, so
     a warp's access is coalesced (Nsight documentation, "Memory Statistics - Local"). Which share a cache
@@ -213,7 +212,6 @@ def _local_traffic(compiled, device, prog, rounds: float, ctas: int, blocks: int
     # the frame a thread keeps: ptxas's stack frame (cuobjdump STACK) or the amdgcn's ScratchSize; what it
     # stores, when the binary reports no frame
     frame = (r.stack_bytes if compiled.target.is_nvidia else r.local_bytes) or r.spill_store_bytes
-    resident = min(blocks, math.ceil(ctas / device.num_sms))
     room = l1_room(compiled, device, resident)
     per_sm = frame * threads * resident
     l1 = total * min(1.0, room / per_sm) if per_sm else total

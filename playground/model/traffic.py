@@ -92,7 +92,8 @@ def rereads(compiled, ctas: int, resident_per_sm: int, num_sms: int, l1_room: in
         return "DRAM"
     served: dict = {}
     for nbytes, distance in repeats:
-        served[level(distance)] = served.get(level(distance), 0) + nbytes * ctas
+        where = level(distance)
+        served[where] = served.get(where, 0) + nbytes * ctas
     distances = [d for _, d in repeats]
     return Rereads(served=served, ctas=ctas, distances=(min(distances), max(distances)), resident_per_sm=resident_per_sm,
                    resident=resident, l1_room=l1_room, l2_bytes=l2_bytes, memory_side_bytes=memory_side_bytes)

@@ -92,13 +92,12 @@ _NOT_MODELLED = {"modelled_seconds": None, "modelled_low": None, "modelled_high"
 def _model(c, num_sms) -> dict:
     """The performance model's time at the sweep's shape (model/explain.py), its band, what bounds it and where
     re-reads come from; None when not modelled."""
-    none = _NOT_MODELLED
     if c.spec.flops is None or c.spec.bytes is None:
-        return none                                    # the spec gives nothing to model
+        return _NOT_MODELLED                           # the spec gives nothing to model
     try:
         device = devices.with_num_sms(devices.get(c.target.name), num_sms)
     except UserError:
-        return none                                    # no device table: nothing to model against
+        return _NOT_MODELLED                           # no device table: nothing to model against
     from ..model import explain
     e = explain.explain(c, device)
     return {"modelled_seconds": e.seconds, "modelled_low": e.low, "modelled_high": e.high,

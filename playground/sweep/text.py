@@ -54,7 +54,7 @@ def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
             notes.append(f"CANNOT LAUNCH: {r.get('reason')}")
         if spill:
             notes.append(f"SPILLS {r['spill_store_bytes']} B stored, {r['spill_load_bytes']} B loaded")
-        if (r.get("reread_from") or "L1 100%") != "L1 100%":   # what L1 serves again is no cost worth a note
+        if r.get("reread_from") not in (None, "", "L1 100%"):   # what L1 serves again is no cost worth a note
             notes.append(f"re-reads: {r['reread_from']}")
         notes += [f"WARNING: {w}" for w in r.get("warnings") or []]
         body.append(cells + [
