@@ -81,6 +81,11 @@ GPUS = [
     (("l40s",), _variant("sm_89", name="L40S", num_sms=142, mem_bandwidth_gbs=864.0, l2_bytes=96 * 1024 * 1024,
                          peak_tflops={"fp32": 91.6, "tf32": 183.0, "fp16": 362.05, "bf16": 362.05, "fp8": 733.0})),
     (("mi300x",), _variant("gfx942")),
+    # AMD Instinct MI325X datasheet: the MI300X's 304 CUs and peaks (FP16/BF16 1307.4 TFLOPS dense at 2100 MHz)
+    # with 256 GB of HBM3E at 6 TB/s. Its dense matrix clocks from the same AMD blog as the MI300X's (core/
+    # devices.py): 1354 MHz fp16, 1447 MHz bf16, 1464 MHz fp8.
+    (("mi325x",), _variant("gfx942", name="Instinct MI325X", mem_bandwidth_gbs=6000.0, memory_bytes=256 * 1000 ** 3,
+                           matrix_clock_ghz={"fp16": 1.354, "bf16": 1.447, "fp8": 1.464})),
     (("mi250",), _variant("gfx90a")),
 ]
 # what stands in for a library's (cuBLAS, PyTorch) kernel: the project's kernels for the same operation

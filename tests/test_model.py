@@ -1,6 +1,7 @@
 """The performance model: what it reads from the binary, the traffic of a tile schedule, the time's terms
 checked against their formulas by hand, the band, and a sweep that separates what a GPU would separate."""
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -205,6 +206,36 @@ def test_load_latencies_are_the_pointer_chase_figures_where_one_was_measured():
     assert any("measured by pointer chase" in n for n in explain.explain(_gemm("sm_80", num_stages=2)).notes)
     assert any("500 clocks, no measurement found for this part: an assumed figure" in n
                for n in explain.explain(_gemm("sm_100", num_stages=2)).notes)
+
+
+def test_matrix_code_on_mi300x_runs_at_amds_measured_dense_gemm_clock():
+    """AMD's ROCm blog (core/devices.py): under dense GEMM an MI300X holds 1115 MHz (fp16), 1207 (bf16) and 1230
+    (fp8) of its 2100 MHz; matrix code runs at the precision's clock, its band spans the other precisions'. Code
+    without matrix instructions, a precision with no measurement, and NVIDIA keep the general clock span."""
+    mi300x = devices.get("gfx942")
+    assert mi300x.matrix_clock_ghz == {"fp16": 1.115, "bf16": 1.207, "fp8": 1.230}
+    assert explain.clock_share(mi300x, "fp16") == K.Span(1.230 / 2.1, 1.115 / 2.1, 1.115 / 2.1)
+    assert explain.clock_share(mi300x, "bf16").typical == pytest.approx(1.207 / 2.1)
+    assert explain.clock_share(mi300x, "tf32") is explain.clock_share(mi300x, None) is K.CLOCK_SHARE
+    assert explain.clock_share(devices.get("sm_90"), "fp16") is K.CLOCK_SHARE
+
+    c = _gemm("gfx942", num_warps=4)
+    e = explain.explain(c)
+    for name, s in e.scenarios.items():
+        share = explain.clock_share(mi300x, "fp16").at(name)
+        tensor = e.figures["flops"] / (1307.4e12 * K.TENSOR_EFFICIENCY.at(name) * share) / _sm_fill(e)
+        assert s.terms["tensor"] == pytest.approx(tensor, rel=1e-12)
+    assert e.bound == "tensor"
+    assert ("clock: Instinct MI300X runs dense fp16 matrix work at 1115 MHz, 53% of the 2100 MHz its peaks assume "
+            "(the vendor's measurement: core/devices.py); the band spans its other precisions' 1115 to 1230 MHz") in e.notes
+    # the same binary on a part that clocks higher under load (MI325X: 1354 MHz fp16) is modelled faster
+    mi325x = replace(mi300x, name="Instinct MI325X", matrix_clock_ghz={"fp16": 1.354, "bf16": 1.447, "fp8": 1.464})
+    assert explain.explain(c, mi325x).scenarios["typical"].terms["tensor"] == \
+        pytest.approx(e.scenarios["typical"].terms["tensor"] * 1.115 / 1.354, rel=1e-12)
+    # memory-bound code without matrix instructions: the general span, and no clock note
+    add = explain.explain(Request.of("vector_add", "gfx942").compile())
+    assert add.figures["clock_share"] == [K.CLOCK_SHARE.optimistic, K.CLOCK_SHARE.typical, K.CLOCK_SHARE.pessimistic]
+    assert not any(n.startswith("clock:") for n in add.notes)
 
 
 def test_a_ring_of_one_buffer_waits_out_every_load_in_series_with_its_work():

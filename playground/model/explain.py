@@ -27,6 +27,10 @@ resources that serve it, each with a rate from the device table or `constants.py
                        pointer chases, constants.py), a mix of the two by how often the tile schedule reads a
                        DRAM byte again
 
+Every per-clock rate runs at the peaks' clock times a share of it (constants.CLOCK_SHARE), except matrix code
+on a part whose vendor measured the clock it holds under dense matrix multiply (Device.matrix_clock_ghz: an
+MI300X drops to about half its peak clock there): that code runs at the measured clock (clock_share).
+
 The kernel body takes as long as its busiest resource (the others overlap it), with one exception:
 with a single CTA on an SM and no warp specialisation, a kernel's matrix products and its softmax (its
 special functions, or the issue of its other instructions where that takes longer) come from the same
@@ -167,9 +171,12 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     local = _local_traffic(compiled, device, prog, rounds, ctas, blocks, resident_per_sm)
     precision = roofline.matrix_precision(compiled) if prog.mma_family else None
     peak, roof = roofline.peak_for(device, precision)
+    share = clock_share(device, precision)
     figures = {"flops": flops, "dram_traffic": moved.dram_bytes, "l2_traffic": moved.l2_load_bytes + moved.output_bytes,
                "shared_traffic_threads": shared[0], "shared_traffic_engines": shared[1],
-               "clock_ghz": model_clock(device, compiled.target.name), "rounds_per_cta": rounds, "rounds_in_flight": prog.rounds_in_flight,
+               "clock_ghz": model_clock(device, compiled.target.name),
+               "clock_share": [share.optimistic, share.typical, share.pessimistic], "rounds_per_cta": rounds,
+               "rounds_in_flight": prog.rounds_in_flight,
                "bytes_per_round": prog.load_bytes_per_round, "ctas": ctas, "ctas_per_sm": blocks,
                "num_sms": device.num_sms, "mma": prog.mma_family, "roof": roof, "peak_tflops": peak,
                "reuse": moved.reuse, "traffic_from_schedule": moved.from_schedule,
@@ -190,7 +197,8 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
                        dtype=cfg.dtype, config=cfg.describe(), seconds=typical.seconds,
                        low=scenarios["optimistic"].seconds, high=scenarios["pessimistic"].seconds,
                        bound=typical.bound, shares=shares, busy=busy, scenarios=scenarios, figures=figures,
-                       notes=_notes(compiled, prog, moved, figures, {sc.bound for sc in scenarios.values()}, again))
+                       notes=_notes(compiled, prog, moved, figures, {sc.bound for sc in scenarios.values()}, again)
+                       + ([clock_note(device, precision)] if share is not K.CLOCK_SHARE else []))
 
 
 def _local_traffic(compiled, device, prog, rounds: float, ctas: int, blocks: int, resident: int) -> dict:
@@ -236,6 +244,27 @@ def l1_room(compiled, device, resident: int) -> int | None:
     return room
 
 
+def clock_share(device, precision: str | None) -> K.Span:
+    """The share of the peaks' clock the SMs run a kernel at. Where the vendor published the clock its part holds
+    under dense matrix multiply at this precision (`Device.matrix_clock_ghz`; AMD's MI300X runs matrix work near
+    half its peak clock), matrix code runs at it, and the band spans the clocks measured at the part's other
+    precisions (how hard the code works the matrix units moves the clock: a kernel that drives them less may
+    hold a higher one). Elsewhere K.CLOCK_SHARE."""
+    measured = device.matrix_clock_ghz
+    if precision not in measured:
+        return K.CLOCK_SHARE
+    return K.Span(max(measured.values()) / device.clock_ghz, measured[precision] / device.clock_ghz,
+                  min(measured.values()) / device.clock_ghz)
+
+
+def clock_note(device, precision: str) -> str:
+    measured = device.matrix_clock_ghz
+    return (f"clock: {device.name} runs dense {precision} matrix work at {measured[precision] * 1000:.0f} MHz, "
+            f"{measured[precision] / device.clock_ghz:.0%} of the {device.clock_ghz * 1000:.0f} MHz its peaks assume "
+            f"(the vendor's measurement: core/devices.py); the band spans its other precisions' "
+            f"{min(measured.values()) * 1000:.0f} to {max(measured.values()) * 1000:.0f} MHz")
+
+
 def model_clock(device, target: str) -> float:
     """The clock the per-clock rates run at: the device's, or lower where its tensor peak assumes less."""
     rate = K.TENSOR_FLOP_PER_CLOCK.get(target)
@@ -247,7 +276,8 @@ def model_clock(device, target: str) -> float:
 
 def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     at = lambda span: span.at(name)   # noqa: E731
-    clock = f["clock_ghz"] * 1e9 * at(K.CLOCK_SHARE)
+    clock_share = at(K.Span(*f["clock_share"]))
+    clock = f["clock_ghz"] * 1e9 * clock_share
     latency = at(K.dram_latency(target)) / clock
     round_latency = _round_latency(at, target, f) / clock
     sms, ctas, blocks = device.num_sms, f["ctas"], f["ctas_per_sm"]
@@ -256,9 +286,9 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     if f["mma"]:
         efficiency = at(K.HOPPER_MMA_SYNC_EFFICIENCY if (f["mma"] == "mma.sync" and target == "sm_90")
                         else K.TENSOR_EFFICIENCY)
-        terms["tensor"] = f["flops"] / (f["peak_tflops"] * 1e12 * efficiency * at(K.CLOCK_SHARE))
+        terms["tensor"] = f["flops"] / (f["peak_tflops"] * 1e12 * efficiency * clock_share)
     else:
-        terms["fma"] = f["flops"] / (f["peak_tflops"] * 1e12 * at(K.FMA_EFFICIENCY) * at(K.CLOCK_SHARE))
+        terms["fma"] = f["flops"] / (f["peak_tflops"] * 1e12 * at(K.FMA_EFFICIENCY) * clock_share)
     shared = f["shared_traffic_threads"] + at(K.SHARED_ENGINE_SHARE) * f["shared_traffic_engines"]
     if shared:
         terms["shared"] = shared / (K.SHARED_BYTES_PER_CLOCK * clock * sms)
