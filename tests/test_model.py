@@ -73,6 +73,36 @@ def test_gemm_traffic_follows_the_tile_schedule():
     assert row_major.dram_bytes > 1.5 * grouped.dram_bytes and grouped.reuse > row_major.reuse
 
 
+def test_each_xcd_has_its_own_l2_and_the_infinity_cache_behind_them_fetches_from_dram():
+    """CDNA3 deals CTAs to its 8 XCDs round-robin, each with its own L2: in grouped order XCD x gets tile rows
+    x and 8 + x of the 16, and every one of the 16 column panels, so each XCD fetches 18 panels where one L2
+    would fetch each of the 32 once. The Infinity Cache behind them holds all 32: DRAM reads them once."""
+    c = _gemm("gfx942", shape={"M": 2048, "N": 2048, "K": 1024}, num_warps=4)
+    panel, written = 128 * 1024 * 2, 2048 * 2048 * 2
+    one = traffic.traffic(c, 10**6, 10**12)
+    assert one.dram_bytes - written == 32 * panel and one.memory_side_bytes == 0
+    per_xcd = traffic.traffic(c, 10**6, 10**12, l2_partitions=8)
+    assert per_xcd.dram_bytes - written == 8 * 18 * panel          # no cache behind the L2s: every miss is DRAM's
+    assert per_xcd.l2_load_bytes == one.l2_load_bytes == 256 * 2 * panel
+    behind = traffic.traffic(c, 10**6, 10**12, l2_partitions=8, memory_side_bytes=256 * 2**20)
+    assert behind.dram_bytes - written == 32 * panel and behind.memory_side_bytes == 8 * 18 * panel + written
+    assert behind.reuse == pytest.approx(512 / 144)                 # 512 panel loads over 144 fetched by the L2s
+    # the model times what passes the Infinity Cache at the CDNA3 white paper's 17.2 TB/s (MI300X's L2s: 8 of 4 MB)
+    mi300x = devices.get("gfx942")
+    assert (mi300x.l2_partitions, mi300x.l2_bytes, mi300x.infinity_cache_gbs) == (8, 32 * 2**20, 17200.0)
+    e = explain.explain(c)
+    for name, sc in e.scenarios.items():
+        assert sc.terms["infinity_cache"] == pytest.approx(
+            e.figures["memory_side_traffic"] / (17200e9 * K.L2_EFFICIENCY.at(name)), rel=1e-12)
+    assert "Infinity Cache" in explain.busy_phrase(e) and "Infinity Cache" in explain.rows(e)[3][1]
+    # MI355X has 8 XCDs and a 256 MB Infinity Cache too, but no published bandwidth for it: untimed, and said so
+    e950 = explain.explain(_gemm("gfx950", num_warps=4))
+    assert "infinity_cache" not in e950.busy and e950.figures["memory_side_traffic"] > 0
+    assert any(n.startswith("Infinity Cache: no published bandwidth for gfx950") for n in e950.notes)
+    # one L2 and no Infinity Cache on NVIDIA: unchanged
+    assert explain.explain(_gemm("sm_90")).figures["memory_side_traffic"] == 0
+
+
 def test_a_spec_without_operands_moves_its_byte_count_once():
     c = Request.of("softmax", "sm_80", shape={"M": 4096, "N": 1024}).compile()
     t = traffic.traffic(c, 1728, devices.get("sm_80").l2_bytes)

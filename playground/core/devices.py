@@ -68,8 +68,9 @@ class Device:
     peak_tflops: dict = field(default_factory=dict)   # dtype -> dense TFLOPS
     mem_bandwidth_gbs: float = 0.0   # DRAM/HBM, GB/s (1e9 bytes)
     l2_bytes: int = 0
-    infinity_cache_bytes: int = 0    # AMD's memory-side cache between L2 and DRAM (0: none); the model uses it
-                                     # for a program's re-reads only (model/traffic.py)
+    infinity_cache_bytes: int = 0    # AMD's memory-side cache between L2 and DRAM (0: none)
+    infinity_cache_gbs: float = 0.0  # its peak bandwidth to the L2s, GB/s, where published (0: not timed)
+    l2_partitions: int = 1           # L2s that each serve their own SMs (CDNA3/4: one per XCD), l2_bytes split evenly
     clock_ghz: float = 0.0           # boost clock the peaks assume
     matrix_clock_ghz: dict = field(default_factory=dict)  # precision -> the vendor's measured median clock under
                                      # dense matrix multiply, where one is published (the model runs matrix code
@@ -171,7 +172,7 @@ DEVICES = {
 
 
 def _cdna(target, name, num_sms, *, lds_per_cu, peak_tflops, mem_bandwidth_gbs, l2_bytes, clock_ghz,
-          memory_gb, infinity_cache_bytes=0, matrix_clock_ghz=None) -> Device:
+          memory_gb, infinity_cache_bytes=0, infinity_cache_gbs=0.0, l2_partitions=1, matrix_clock_ghz=None) -> Device:
     """CDNA2/3/4 (gfx90a, gfx942, gfx950): 4 SIMDs a CU, wave64, a unified 512-entry VGPR+AGPR file."""
     return Device(
         target=target, name=name, vendor="amd", num_sms=num_sms, sm_unit="CU",
@@ -194,8 +195,8 @@ def _cdna(target, name, num_sms, *, lds_per_cu, peak_tflops, mem_bandwidth_gbs, 
         lds_alloc_unit=512,                  # LLVM AMDGPUUsage, COMPUTE_PGM_RSRC2.LDS_SIZE: GFX7+ in 128-dword blocks
         max_workgroups_per_cu=16,
         peak_tflops=peak_tflops, mem_bandwidth_gbs=mem_bandwidth_gbs, l2_bytes=l2_bytes, clock_ghz=clock_ghz,
-        memory_bytes=memory_gb * GB, infinity_cache_bytes=infinity_cache_bytes,
-        matrix_clock_ghz=matrix_clock_ghz or {})
+        memory_bytes=memory_gb * GB, infinity_cache_bytes=infinity_cache_bytes, infinity_cache_gbs=infinity_cache_gbs,
+        l2_partitions=l2_partitions, matrix_clock_ghz=matrix_clock_ghz or {})
 
 
 DEVICES.update({
@@ -207,7 +208,7 @@ DEVICES.update({
                     mem_bandwidth_gbs=1638.4, l2_bytes=8 * MB, clock_ghz=1.7, memory_gb=64),
     # AMD Instinct MI300X datasheet: 304 CUs, 2100 MHz peak engine clock, 5.3 TB/s; FP32 vector 163.4,
     # TF32 653.7, FP16/BF16 1307.4, FP8 2614.9 TFLOPS dense. CDNA3 white paper: 4 MB L2 per XCD, 8 XCDs,
-    # and a 256 MB Infinity Cache between them and HBM.
+    # and a 256 MB Infinity Cache between them and HBM, whose "peak bandwidth ... is 17.2 TB/s".
     # The peaks assume 2100 MHz, but the power manager lowers the clock for dense matrix work: AMD's ROCm blog
     # "Measuring Max-Achievable FLOPs - Part 2" (Sander et al., 28 Feb 2025, table 1) measured median clocks
     # of 1115 MHz (fp16), 1207 MHz (bf16) and 1230 MHz (fp8) while hipBLASLt ran a large GEMM on data that
@@ -215,7 +216,8 @@ DEVICES.update({
     "gfx942": _cdna("gfx942", "Instinct MI300X", 304, lds_per_cu=64 * KB,             # CDNA3 ISA: 64 KB LDS per CU
                     peak_tflops={"fp32": 163.4, "tf32": 653.7, "fp16": 1307.4, "bf16": 1307.4, "fp8": 2614.9},
                     mem_bandwidth_gbs=5300.0, l2_bytes=32 * MB, clock_ghz=2.1, memory_gb=192,
-                    infinity_cache_bytes=256 * MB, matrix_clock_ghz={"fp16": 1.115, "bf16": 1.207, "fp8": 1.230}),
+                    infinity_cache_bytes=256 * MB, infinity_cache_gbs=17200.0, l2_partitions=8,
+                    matrix_clock_ghz={"fp16": 1.115, "bf16": 1.207, "fp8": 1.230}),
     # AMD Instinct MI355X datasheet: 256 CUs, 2400 MHz, 8 TB/s; FP32 vector 157.3, FP16/BF16 2516.6,
     # FP8 5033.2 TFLOPS dense. CDNA4 white paper: 160 KB LDS per CU, 4 MB L2 per XCD, 8 XCDs; AMD's MI355X
     # product page: 256 MB Infinity Cache. CDNA4 drops the xf32 (TF32) matrix instructions, so there is no
@@ -223,7 +225,7 @@ DEVICES.update({
     "gfx950": _cdna("gfx950", "Instinct MI355X", 256, lds_per_cu=160 * KB,  # LLVM AMDGPU: FeatureLocalMemorySize163840
                     peak_tflops={"fp32": 157.3, "fp16": 2516.6, "bf16": 2516.6, "fp8": 5033.2},
                     mem_bandwidth_gbs=8000.0, l2_bytes=32 * MB, clock_ghz=2.4, memory_gb=288,
-                    infinity_cache_bytes=256 * MB),
+                    infinity_cache_bytes=256 * MB, l2_partitions=8),
     # RDNA3 (gfx1100), wave32 as Triton compiles for it. Work-groups run in WGP mode (LLVM's default): a
     # work-group's waves share a WGP, two CUs with 4 SIMDs and 128 KB of LDS between them, so the "SM" here
     # is a WGP. AMD Radeon RX 7900 XTX spec page: 96 CUs (48 WGPs), 2500 MHz boost, 960 GB/s, 6 MB L2, 96 MB

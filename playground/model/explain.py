@@ -16,6 +16,8 @@ resources that serve it, each with a rate from the device table or `constants.py
                        shared memory, then by L2 as far as the whole chip's frames fit, then by DRAM
                        (constants.L1_BYTES_PER_SM); L1 hits share the SM's one L1/shared-memory path (NVIDIA),
                        the rest adds to the L2 and DRAM terms
+  Infinity Cache       AMD's memory-side cache: what the L2s miss (one L2 per XCD on CDNA3/4, traffic.py) and
+                       what is written / its peak bandwidth (CDNA3 white paper), where one is published
   DRAM                 what the tile schedule fetches and writes (traffic.py), and the re-reads of a program's
                        own data no cache still holds (spec.rereads) / sustained bandwidth
   latency              Little's law: a CTA keeps R rounds of loads in flight (R from the shared-memory ring
@@ -79,6 +81,7 @@ NAMES = {"tensor": "tensor-core issue", "fma": "FMA issue", "special": "special 
          "issue": "instruction issue",
          "tensor + special": "tensor cores, then special functions",
          "shared": "shared memory", "local": "L1 (spills, with shared memory)", "l2": "L2",
+         "infinity_cache": "Infinity Cache",
          "dram": "DRAM", "latency": "load latency", "fill": "pipeline fill", "launch": "launch"}
 
 
@@ -147,17 +150,21 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     ctas = max(1, work[2]) if work else launch.ctas(compiled)
     slots = blocks * device.num_sms
     resident_per_sm = min(blocks, math.ceil(ctas / device.num_sms))     # CTAs an SM holds at once
-    moved = (traffic_.Traffic(dram_bytes=work[1], l2_load_bytes=work[1], output_bytes=0, from_schedule=False)
-             if work else traffic_.traffic(compiled, slots, device.l2_bytes))
+    moved = (traffic_.Traffic(dram_bytes=work[1], l2_load_bytes=work[1], output_bytes=0, from_schedule=False,
+                              memory_side_bytes=work[1] if device.infinity_cache_bytes else 0)
+             if work else traffic_.traffic(compiled, slots, device.l2_bytes, device.l2_partitions,
+                                           device.infinity_cache_bytes))
     again = None if work else traffic_.rereads(          # captured launches give their bytes, not their passes
         compiled, ctas, resident_per_sm, device.num_sms, l1_room(compiled, device, resident_per_sm), device.l2_bytes,
         device.infinity_cache_bytes or None)
     loaded = moved.l2_load_bytes + (again.bytes if again else 0)     # every repeat is a load, whatever serves it
     if again:       # a repeat L1 does not hold is an L2 load, and a DRAM read too where no cache holds it
         l2_loads, dram = moved.l2_load_bytes + again.beyond_l1, moved.dram_bytes + again.served.get("DRAM", 0)
-        fetched = dram - moved.output_bytes
-        moved = replace(moved, l2_load_bytes=l2_loads, dram_bytes=dram,
-                        reuse=l2_loads / fetched if fetched > 0 else 1.0)
+        beyond_l2 = again.served.get("Infinity Cache", 0) + again.served.get("DRAM", 0)
+        side = moved.memory_side_bytes + beyond_l2 if moved.memory_side_bytes else 0
+        missed = (side or dram) - moved.output_bytes         # what the L2s fetch
+        moved = replace(moved, l2_load_bytes=l2_loads, dram_bytes=dram, memory_side_bytes=side,
+                        reuse=l2_loads / missed if missed > 0 else 1.0)
     # a CTA's trips of its main loop: the bytes it loads over those one trip loads (with `work`, whose bytes
     # count loads and stores together, over what one trip loads and stores)
     per_round = prog.load_bytes_per_round + (prog.store_bytes_per_round if work else 0)
@@ -172,7 +179,8 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     precision = roofline.matrix_precision(compiled) if prog.mma_family else None
     peak, roof = roofline.peak_for(device, precision)
     share = clock_share(device, precision)
-    figures = {"flops": flops, "dram_traffic": moved.dram_bytes, "l2_traffic": moved.l2_load_bytes + moved.output_bytes,
+    figures = {"flops": flops, "dram_traffic": moved.dram_bytes, "memory_side_traffic": moved.memory_side_bytes,
+               "infinity_cache_gbs": device.infinity_cache_gbs, "l2_traffic": moved.l2_load_bytes + moved.output_bytes,
                "shared_traffic_threads": shared[0], "shared_traffic_engines": shared[1],
                "clock_ghz": model_clock(device, compiled.target.name),
                "clock_share": [share.optimistic, share.typical, share.pessimistic], "rounds_per_cta": rounds,
@@ -302,6 +310,10 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     if f["issued"] and device.is_nvidia:
         terms["issue"] = f["issued"] / (K.ISSUE_PER_CLOCK_NVIDIA * clock * sms)
     terms["dram"] = (f["dram_traffic"] + f["local_dram"]) / (device.mem_bandwidth_gbs * 1e9 * at(K.DRAM_EFFICIENCY))
+    if f["memory_side_traffic"] and device.infinity_cache_gbs:
+        # the L2s' misses and the writes pass AMD's Infinity Cache; its rate is absolute (on the IODs' clock, not
+        # the XCDs'), with L2's efficiency span (an assumption: a busy cache loses some cycles)
+        terms["infinity_cache"] = f["memory_side_traffic"] / (device.infinity_cache_gbs * 1e9 * at(K.L2_EFFICIENCY))
     # Wave quantisation, by SMs: an SM's throughput is its own whether one CTA or several share it, so a
     # partial last wave costs as many rounds as its busiest SM has CTAs (ceil(last / SMs)), not a full
     # wave. DRAM and L2 are one pool for the chip: a grid on few SMs still streams at their full rate
@@ -319,7 +331,7 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
         slowest = math.ceil(per_program) / per_program
         sm_fill /= slowest
     for r in terms:
-        if r not in ("l2", "dram"):
+        if r not in ("l2", "dram", "infinity_cache"):
             terms[r] /= sm_fill
     if f["serial_special"] and "special" in terms and "tensor" in terms:
         # one CTA per SM and no warp specialisation: its warps run the softmax (its exponentials, and the
@@ -393,6 +405,9 @@ def _notes(compiled, prog, moved, f, bounds: set, again=None) -> list[str]:
                          f"pointer chase: model/constants.py), mixed by how often a DRAM byte is read again")
     if compiled.target.name in K.SHARED_RATE_NOTES and f["shared_traffic_threads"] + f["shared_traffic_engines"]:
         notes.append(K.SHARED_RATE_NOTES[compiled.target.name])
+    if f.get("memory_side_traffic") and not f.get("infinity_cache_gbs"):
+        notes.append(f"Infinity Cache: no published bandwidth for {compiled.target.name}, so the "
+                     f"{f['memory_side_traffic']:.4g} B that pass it (the L2s' misses and the writes) are not timed")
     if compiled.target.name not in K.L2_BYTES_PER_CLOCK:
         notes.append(f"no published L2 bandwidth for {compiled.target.name}: L2 is not modelled")
     elif compiled.target.name in K.L2_RATE_NOTES:
@@ -431,8 +446,7 @@ def reread_note(again) -> str:
     return (f"re-reads: each CTA reads {units.binary(again.bytes // again.ctas)} again; between a read and its "
             f"repeat it touches {span}, and so does each CTA beside it: the {again.resident} resident on the chip "
             f"touch up to {chip} ({l1}; {caches}). Served by {again.where()} (least recently used, an assumption: "
-            f"data reused after more than a cache holds has left it"
-            + ("; the Infinity Cache's own bandwidth is not modelled)" if again.memory_side_bytes else ")"))
+            f"data reused after more than a cache holds has left it)")
 
 
 # How the model ordered the configs of the validation set's L40S autotuner log at 2048^3 (benchmarks/
@@ -491,8 +505,9 @@ def rows(e: Explanation) -> list[tuple[str, str]]:
         ("time", f"{band_phrase(e)}, {e.tflops:.4g} TFLOP/s at the typical time"),
         ("bound", f"the kernel's body by {NAMES[e.bound]}{_spill_share(e)}; time goes to {shares_phrase(e)}"),
         ("busy", busy_phrase(e)),
-        ("traffic", f"{f['flops']:.4g} FLOP on {f['roof']}; DRAM {f['dram_traffic']:.4g} B, L2 {f['l2_traffic']:.4g} B "
-                 f"(each byte read from DRAM is read {f['reuse']:.3g}x from L2), shared "
+        ("traffic", f"{f['flops']:.4g} FLOP on {f['roof']}; DRAM {f['dram_traffic']:.4g} B, "
+                 + (f"Infinity Cache {f['memory_side_traffic']:.4g} B, " if f.get("memory_side_traffic") else "")
+                 + f"L2 {f['l2_traffic']:.4g} B (each byte an L2 fetches is read {f['reuse']:.3g}x from it), shared "
                  f"{f['shared_traffic_threads'] + f['shared_traffic_engines']:.4g} B"
                  + (f" ({f['shared_traffic_engines']:.4g} B by the copy and matrix engines)"
                     if f["shared_traffic_engines"] else "")),

@@ -17,10 +17,12 @@ else L2 when the chip's fit in L2, else AMD's Infinity Cache where the part has 
 again (least recently used, the same rule as for the tile schedule: data reused after more than an LRU
 cache holds has left it).
 
-What this leaves out: L2 set conflicts, H100's two L2 partitions, CDNA3's L2 per XCD (CTAs are dealt
-round-robin to 8 XCDs, each with its own 4 MB L2: modelled here as one L2 of the summed size), AMD's
-Infinity Cache behind L2 (used for re-reads only), and
-CTAs of one wave drifting apart in time. A spec without `operands` moves `spec.bytes` through both
+On CDNA3 and CDNA4 each of the 8 XCDs has its own 4 MB L2, and CTAs are dealt to the XCDs round-robin: each
+L2 runs the same rule over its own CTAs, and a block two XCDs read is fetched by both. What the L2s miss passes
+AMD's Infinity Cache (memory-side, behind them all), which fetches from DRAM by the same rule at its own size.
+
+What this leaves out: L2 set conflicts, H100's two L2 partitions (one L2 to software, a latency to the model),
+and CTAs of one wave drifting apart in time. A spec without `operands` moves `spec.bytes` through both
 DRAM and L2: every byte once.
 """
 from __future__ import annotations
@@ -39,7 +41,8 @@ class Traffic:
     l2_load_bytes: int           # read by CTAs from L2 (each CTA its own blocks)
     output_bytes: int            # written
     from_schedule: bool          # True: the tile schedule; False: spec.bytes, every byte once
-    reuse: float = 1.0           # L2 loads / DRAM reads: how often each byte fetched is used
+    reuse: float = 1.0           # L2 loads / L2 misses: how often each byte an L2 fetches is used
+    memory_side_bytes: int = 0   # what passes AMD's Infinity Cache: the L2s' misses and the writes (0: no such cache)
 
 
 LEVELS = ("L1", "L2", "Infinity Cache", "DRAM")
@@ -108,31 +111,54 @@ def output_bytes(spec, shape: dict, elem: int) -> int:
     return total
 
 
-def traffic(compiled, ctas_per_wave: int | None, l2_bytes: int) -> Traffic:
+def traffic(compiled, ctas_per_wave: int | None, l2_bytes: int, l2_partitions: int = 1,
+            memory_side_bytes: int = 0) -> Traffic:
+    """The bytes the tile schedule moves, `ctas_per_wave` CTAs at a time. `l2_partitions`: L2s that each serve
+    their own share of the SMs (CDNA3 and CDNA4: one per XCD, `l2_bytes` split evenly), with CTAs dealt to them
+    round-robin by pid; `memory_side_bytes`: a cache behind them all (AMD's Infinity Cache), which decides what
+    the L2s' misses cost in DRAM reads."""
     spec, cfg = compiled.spec, compiled.config
     elem = dtypes.size(cfg.dtype)
     minimum = spec.bytes(cfg.shape, elem)
     written = min(output_bytes(spec, cfg.shape, elem), minimum)
     if spec.operands is None or not ctas_per_wave:
         return Traffic(dram_bytes=minimum, l2_load_bytes=minimum - written, output_bytes=written,
-                       from_schedule=False)
+                       from_schedule=False, memory_side_bytes=minimum if memory_side_bytes else 0)
     blocks = spec.operands(cfg.shape, cfg.meta, elem)
+    programs = None
     if spec.work_items is not None:
         # a persistent kernel: its programs, all resident, take the tiles in rounds of one per program
         tiles = launch.work_tiles(spec, cfg.shape, cfg.meta)
-        ctas_per_wave = min(ctas_per_wave, launch.ctas(compiled))
+        programs = launch.ctas(compiled)
+        ctas_per_wave = min(ctas_per_wave, programs)
     else:
         tiles = launch.tiles(spec, cfg.shape, cfg.meta, launch.device_of(compiled))
+    served = sum(nbytes for _ in tiles for _, nbytes in blocks)
+    parts = max(1, l2_partitions)
+    # CDNA3 and CDNA4 deal workgroups to their XCDs in turn, workgroup i to XCD i mod 8 (ROCm/composable_kernel
+    # #3652, which remaps them; Modular's MAX kernel docs, chiplet_transform_chunked: "WG0->XCD0, WG1->XCD1, ...,
+    # WG8->XCD0"); a persistent kernel's tile t runs on program t mod programs
+    part_of = (lambda i: i % parts) if programs is None else (lambda i: i % programs % parts)
+    missed = sum(_fetched([t for i, t in enumerate(tiles) if part_of(i) == p], blocks, max(1, ctas_per_wave // parts),
+                          l2_bytes // parts) for p in range(parts))
+    # a memory-side cache sees the L2s' misses; what it cannot hold beside the rest comes from DRAM
+    fetched = min(missed, _fetched(tiles, blocks, ctas_per_wave, memory_side_bytes)) if memory_side_bytes else missed
+    return Traffic(dram_bytes=fetched + written, l2_load_bytes=served, output_bytes=written,
+                   from_schedule=True, reuse=served / missed if missed else 1.0,
+                   memory_side_bytes=missed + written if memory_side_bytes else 0)
+
+
+def _fetched(tiles: list, blocks: list, ctas_per_wave: int, capacity: int) -> int:
+    """Bytes a cache of `capacity` fetches while the CTAs of `tiles` read their operand blocks a wave at a time:
+    within a wave each block once; across waves a block stays while the blocks fetched since fit beside it
+    (least recently used, at block granularity)."""
     cache: OrderedDict = OrderedDict()       # (operand, key) -> bytes, least recently used first
-    held, fetched, served = 0, 0, 0
+    held, fetched = 0, 0
     for start in range(0, len(tiles), ctas_per_wave):
-        wave = tiles[start:start + ctas_per_wave]
         wanted: dict = {}
-        for tile in wave:
+        for tile in tiles[start:start + ctas_per_wave]:
             for i, (axes, nbytes) in enumerate(blocks):
-                key = (i, tuple(tile[a] for a in axes))
-                wanted[key] = nbytes
-                served += nbytes
+                wanted[(i, tuple(tile[a] for a in axes))] = nbytes
         for key, nbytes in wanted.items():
             if key in cache:
                 cache.move_to_end(key)
@@ -140,8 +166,7 @@ def traffic(compiled, ctas_per_wave: int | None, l2_bytes: int) -> Traffic:
             fetched += nbytes
             cache[key] = nbytes
             held += nbytes
-        while held > l2_bytes and cache:         # a wave larger than L2 keeps only its last blocks
+        while held > capacity and cache:         # a wave larger than the cache keeps only its last blocks
             _, nbytes = cache.popitem(last=False)
             held -= nbytes
-    return Traffic(dram_bytes=fetched + written, l2_load_bytes=served, output_bytes=written,
-                   from_schedule=True, reuse=served / fetched if fetched else 1.0)
+    return fetched
