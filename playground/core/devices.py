@@ -293,6 +293,7 @@ def target_rows() -> list[dict]:
             "shared_per_sm": d.shared_per_sm if d.is_nvidia else d.lds_per_cu,
             "shared_per_block": d.shared_per_block_optin if d.is_nvidia else d.lds_per_workgroup,
             "memory_bytes": d.memory_bytes, "bandwidth_gbs": d.mem_bandwidth_gbs, "l2_bytes": d.l2_bytes,
-            "infinity_cache_bytes": d.infinity_cache_bytes, "matrix_clock_ghz": dict(d.matrix_clock_ghz),
+            "infinity_cache_bytes": d.infinity_cache_bytes, "infinity_cache_gbs": d.infinity_cache_gbs,
+            "l2_partitions": d.l2_partitions, "matrix_clock_ghz": dict(d.matrix_clock_ghz),
             "peak_tflops": dict(d.peak_tflops), "stages": list(t.stages)})
     return rows
