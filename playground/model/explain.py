@@ -54,7 +54,8 @@ every span together, and the two ends are its uncertainty band. Work is assumed 
 
 Checked against published measurements (benchmarks/model_accuracy.py), on GPUs the source names exactly:
 median error under 10% for memory-bound Triton kernels and for cuBLAS GEMMs, 22% for a plain 2-D-grid Triton
-GEMM (modelled too fast on every row: the model stands the tutorial's grouped kernel in for it); near 30%
+GEMM (modelled too fast on every row: the model stands the tutorial's grouped kernel in for it), 6% and 3% on
+the MI300X's and MI325X's library GEMMs (36% too fast on the MI300X before its matrix clock); near 30%
 where a source says only "A100" or "H100"; 26-63% on attention (no GPU named exactly there); faster than
 measured on 5 rows in 6, worst on attention and on PyTorch's own layernorm. Configs: in an autotuner's log on
 an L40S, nine GEMM configs at 2048^3 run up to 42% apart. Of the 31 pairs the GPU separates, the model orders
