@@ -84,6 +84,10 @@ def test_each_xcd_has_its_own_l2_and_the_infinity_cache_behind_them_fetches_from
     per_xcd = traffic.traffic(c, 10**6, 10**12, l2_partitions=8)
     assert per_xcd.dram_bytes - written == 8 * 18 * panel          # no cache behind the L2s: every miss is DRAM's
     assert per_xcd.l2_load_bytes == one.l2_load_bytes == 256 * 2 * panel
+    # each XCD's L2 holds its share: with room for 2 panels and one CTA at a time, XCD x keeps its row's A panel
+    # and fetches the 16 B panels in turn, for each of its two rows: 34 fetches an XCD
+    small = traffic.traffic(c, 8, 8 * 2 * panel, l2_partitions=8)
+    assert small.dram_bytes - written == 8 * 34 * panel
     behind = traffic.traffic(c, 10**6, 10**12, l2_partitions=8, memory_side_bytes=256 * 2**20)
     assert behind.dram_bytes - written == 32 * panel and behind.memory_side_bytes == 8 * 18 * panel + written
     assert behind.reuse == pytest.approx(512 / 144)                 # 512 panel loads over 144 fetched by the L2s
