@@ -84,9 +84,9 @@ def test_each_xcd_has_its_own_l2_and_the_infinity_cache_behind_them_fetches_from
     per_xcd = traffic.traffic(c, 10**6, 10**12, l2_partitions=8)
     assert per_xcd.dram_bytes - written == 8 * 18 * panel          # no cache behind the L2s: every miss is DRAM's
     assert per_xcd.l2_load_bytes == one.l2_load_bytes == 256 * 2 * panel
-    # each XCD's L2 holds its share: with room for 2 panels and one CTA at a time, XCD x keeps its row's A panel
-    # and fetches the 16 B panels in turn, for each of its two rows: 34 fetches an XCD
-    small = traffic.traffic(c, 8, 8 * 2 * panel, l2_partitions=8)
+    # each XCD's L2 holds its share: with room for 2 of the 18 panels and one CTA at a time, XCD x keeps its row's
+    # A panel and fetches the 16 B panels in turn, for each of its two rows: 34 fetches an XCD
+    small = traffic.traffic(c, 8, 18 * panel, l2_partitions=8)
     assert small.dram_bytes - written == 8 * 34 * panel
     behind = traffic.traffic(c, 10**6, 10**12, l2_partitions=8, memory_side_bytes=256 * 2**20)
     assert behind.dram_bytes - written == 32 * panel and behind.memory_side_bytes == 8 * 18 * panel + written
@@ -103,6 +103,10 @@ def test_each_xcd_has_its_own_l2_and_the_infinity_cache_behind_them_fetches_from
     e950 = explain.explain(_gemm("gfx950", num_warps=4))
     assert "infinity_cache" not in e950.busy and e950.figures["memory_side_traffic"] > 0
     assert any(n.startswith("Infinity Cache: no published bandwidth for gfx950") for n in e950.notes)
+    # a spec without operand blocks, and a captured launch, pass all their bytes through the Infinity Cache
+    soft = Request.of("softmax", "gfx942", shape={"M": 4096, "N": 1024}).compile()
+    assert explain.explain(soft).figures["memory_side_traffic"] == 2 * 4096 * 1024 * 4
+    assert explain.explain(soft, work=(1e9, 10**8, 4096)).figures["memory_side_traffic"] == 10**8
     # one L2 and no Infinity Cache on NVIDIA: unchanged
     assert explain.explain(_gemm("sm_90")).figures["memory_side_traffic"] == 0
 
@@ -250,7 +254,7 @@ def test_matrix_code_on_mi300x_runs_at_amds_measured_dense_gemm_clock():
     assert mi300x.matrix_clock_ghz == {"fp16": 1.115, "bf16": 1.207, "fp8": 1.230}
     assert explain.clock_share(mi300x, "fp16") == K.Span(1.230 / 2.1, 1.115 / 2.1, 1.115 / 2.1)
     assert explain.clock_share(mi300x, "bf16").typical == pytest.approx(1.207 / 2.1)
-    assert explain.clock_share(mi300x, "tf32") is explain.clock_share(mi300x, None) is K.CLOCK_SHARE
+    assert explain.clock_share(mi300x, None) is K.CLOCK_SHARE
     assert explain.clock_share(devices.get("sm_90"), "fp16") is K.CLOCK_SHARE
 
     c = _gemm("gfx942", num_warps=4)
@@ -261,7 +265,19 @@ def test_matrix_code_on_mi300x_runs_at_amds_measured_dense_gemm_clock():
         assert s.terms["tensor"] == pytest.approx(tensor, rel=1e-12)
     assert e.bound == "tensor"
     assert ("clock: Instinct MI300X runs dense fp16 matrix work at 1115 MHz, 53% of the 2100 MHz its peaks assume "
-            "(the vendor's measurement: core/devices.py); the band spans its other precisions' 1115 to 1230 MHz") in e.notes
+            "(the vendor's measurement: core/devices.py); the band spans its measured 1115 to 1230 MHz; load latencies stay "
+            "at the usual clock") in e.notes
+    # a load's latency stays at the usual clock; the round's bytes into the CU come at the matrix clock
+    for name, sc in e.scenarios.items():
+        usual, matrix = 2.1e9 * K.CLOCK_SHARE.at(name), 2.1e9 * explain.clock_share(mi300x, "fp16").at(name)
+        assert sc.fill == pytest.approx(2 * K.dram_latency("gfx942").at(name) / usual, rel=1e-12)
+        assert e.figures["bytes_per_round"] / 128 / matrix > e.figures["bytes_per_round"] / 128 / usual
+    # a precision AMD did not measure takes the lowest measured clock; a grid smaller than the chip the usual span
+    assert explain.clock_share(mi300x, "tf32").typical == pytest.approx(1.115 / 2.1)
+    assert explain.clock_share(mi300x, "fp16", fills_chip=False) is K.CLOCK_SHARE
+    tiny = explain.explain(_gemm("gfx942", shape={"M": 128, "N": 128, "K": 4096}, num_warps=4))
+    assert tiny.figures["clock_share"] == [K.CLOCK_SHARE.optimistic, K.CLOCK_SHARE.typical, K.CLOCK_SHARE.pessimistic]
+    assert not any(n.startswith("clock:") for n in tiny.notes)
     # the same binary on a part that clocks higher under load (MI325X: 1354 MHz fp16) is modelled faster
     mi325x = replace(mi300x, name="Instinct MI325X", matrix_clock_ghz={"fp16": 1.354, "bf16": 1.447, "fp8": 1.464})
     assert explain.explain(c, mi325x).scenarios["typical"].terms["tensor"] == \

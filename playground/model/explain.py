@@ -179,7 +179,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     local = _local_traffic(compiled, device, prog, rounds, ctas, blocks, resident_per_sm)
     precision = roofline.matrix_precision(compiled) if prog.mma_family else None
     peak, roof = roofline.peak_for(device, precision)
-    share = clock_share(device, precision)
+    share = clock_share(device, precision, fills_chip=ctas >= device.num_sms)
     figures = {"flops": flops, "dram_traffic": moved.dram_bytes, "memory_side_traffic": moved.memory_side_bytes,
                "infinity_cache_gbs": device.infinity_cache_gbs, "l2_traffic": moved.l2_load_bytes + moved.output_bytes,
                "shared_traffic_threads": shared[0], "shared_traffic_engines": shared[1],
@@ -253,25 +253,31 @@ def l1_room(compiled, device, resident: int) -> int | None:
     return room
 
 
-def clock_share(device, precision: str | None) -> K.Span:
-    """The share of the peaks' clock the SMs run a kernel at. Where the vendor published the clock its part holds
-    under dense matrix multiply at this precision (`Device.matrix_clock_ghz`; AMD's MI300X runs matrix work near
-    half its peak clock), matrix code runs at it, and the band spans the clocks measured at the part's other
-    precisions (how hard the code works the matrix units moves the clock: a kernel that drives them less may
-    hold a higher one). Elsewhere K.CLOCK_SHARE."""
+def clock_share(device, precision: str | None, fills_chip: bool = True) -> K.Span:
+    """The share of the peaks' clock the SMs run a kernel at. Where the vendor published the clocks its part holds
+    under dense matrix multiply (`Device.matrix_clock_ghz`; AMD's MI300X runs matrix work near half its peak
+    clock), matrix code that fills the chip runs at its precision's clock, or at the lowest measured where its
+    precision was not measured, and the band spans the part's measured clocks (how hard the code works the
+    matrix units moves the clock: a kernel that drives them less may hold a higher one). A grid smaller than
+    the chip keeps K.CLOCK_SHARE: AMD's blog says lightly loaded work runs near the boost clock. Elsewhere
+    K.CLOCK_SHARE too."""
     measured = device.matrix_clock_ghz
-    if precision not in measured:
+    if not measured or precision is None or not fills_chip:
         return K.CLOCK_SHARE
-    return K.Span(max(measured.values()) / device.clock_ghz, measured[precision] / device.clock_ghz,
+    own = measured.get(precision, min(measured.values()))
+    return K.Span(max(measured.values()) / device.clock_ghz, own / device.clock_ghz,
                   min(measured.values()) / device.clock_ghz)
 
 
 def clock_note(device, precision: str) -> str:
     measured = device.matrix_clock_ghz
-    return (f"clock: {device.name} runs dense {precision} matrix work at {measured[precision] * 1000:.0f} MHz, "
-            f"{measured[precision] / device.clock_ghz:.0%} of the {device.clock_ghz * 1000:.0f} MHz its peaks assume "
-            f"(the vendor's measurement: core/devices.py); the band spans its other precisions' "
-            f"{min(measured.values()) * 1000:.0f} to {max(measured.values()) * 1000:.0f} MHz")
+    own = measured.get(precision, min(measured.values()))
+    which = (f"runs dense {precision} matrix work at {own * 1000:.0f} MHz" if precision in measured else
+             f"was not measured at {precision}: its lowest measured matrix clock, {own * 1000:.0f} MHz, is taken")
+    return (f"clock: {device.name} {which}, {own / device.clock_ghz:.0%} of the {device.clock_ghz * 1000:.0f} MHz "
+            f"its peaks assume (the vendor's measurement: core/devices.py); the band spans its measured "
+            f"{min(measured.values()) * 1000:.0f} to {max(measured.values()) * 1000:.0f} MHz; load latencies stay "
+            f"at the usual clock")
 
 
 def model_clock(device, target: str) -> float:
@@ -287,8 +293,10 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     at = lambda span: span.at(name)   # noqa: E731
     clock_share = at(K.Span(*f["clock_share"]))
     clock = f["clock_ghz"] * 1e9 * clock_share
-    latency = at(K.dram_latency(target)) / clock
-    round_latency = _round_latency(at, target, f) / clock
+    # a load's latency is counted in clocks of the usual clock: memory does not slow with a matrix clock
+    usual = f["clock_ghz"] * 1e9 * at(K.CLOCK_SHARE)
+    latency = at(K.dram_latency(target)) / usual
+    round_latency = _load_latency(at, target, f) / usual + f["bytes_per_round"] / roofline.SM_BYTES_PER_CLOCK / clock
     sms, ctas, blocks = device.num_sms, f["ctas"], f["ctas_per_sm"]
     slots = blocks * sms
     terms = {}
@@ -314,7 +322,8 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     if f["memory_side_traffic"] and device.infinity_cache_gbs:
         # the L2s' misses and the writes pass AMD's Infinity Cache; its rate is absolute (on the IODs' clock, not
         # the XCDs'), with L2's efficiency span (an assumption: a busy cache loses some cycles)
-        terms["infinity_cache"] = f["memory_side_traffic"] / (device.infinity_cache_gbs * 1e9 * at(K.L2_EFFICIENCY))
+        terms["infinity_cache"] = (f["memory_side_traffic"] + f["local_dram"]) / (device.infinity_cache_gbs * 1e9
+                                                                                  * at(K.L2_EFFICIENCY))
     # Wave quantisation, by SMs: an SM's throughput is its own whether one CTA or several share it, so a
     # partial last wave costs as many rounds as its busiest SM has CTAs (ceil(last / SMs)), not a full
     # wave. DRAM and L2 are one pool for the chip: a grid on few SMs still streams at their full rate
@@ -360,17 +369,16 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     return Scenario(seconds=body + fill + launch_s, body=body, fill=fill, launch=launch_s, terms=terms, bound=bound)
 
 
-def _round_latency(at, target: str, f: dict) -> float:
-    """Core clocks from a round's loads to its last byte: a load's latency, then the round's bytes at what one
-    SM takes in (roofline.SM_BYTES_PER_CLOCK): one round's arrival, as a latency; that several CTAs of an SM
-    share its intake is a throughput, which the shared-memory term counts. Where an L2 hit latency was
-    measured, a round's loads hit L2 as often as the tile schedule reads each DRAM byte again (1 - 1/reuse)
+def _load_latency(at, target: str, f: dict) -> float:
+    """Core clocks a round's loads wait before their first byte. A round's time to its last byte adds its bytes at
+    what one SM takes in (roofline.SM_BYTES_PER_CLOCK): one round's arrival, as a latency; that several CTAs of
+    an SM share its intake is a throughput, which the shared-memory term counts. Where an L2 hit latency was
+    measured, a round's loads hit L2 as often as each byte an L2 fetches is read from it again (1 - 1/reuse)
     and miss otherwise; elsewhere every load takes the DRAM latency, the longer one."""
     dram = at(K.dram_latency(target))
     hit = K.L2_HIT_LATENCY_CYCLES.get(target)
     reuse = max(1.0, f["reuse"] or 1.0)
-    latency = dram if hit is None else at(hit) * (1 - 1 / reuse) + dram / reuse
-    return latency + f["bytes_per_round"] / roofline.SM_BYTES_PER_CLOCK
+    return dram if hit is None else at(hit) * (1 - 1 / reuse) + dram / reuse
 
 
 def _notes(compiled, prog, moved, f, bounds: set, again=None) -> list[str]:
@@ -403,7 +411,7 @@ def _notes(compiled, prog, moved, f, bounds: set, again=None) -> list[str]:
                          f"clocks, {measured})")
         else:
             notes.append(f"load latency: {hit.typical:g} clocks on an L2 hit, {dram:g} on a miss (both measured by "
-                         f"pointer chase: model/constants.py), mixed by how often a DRAM byte is read again")
+                         f"pointer chase: model/constants.py), mixed by how often each byte an L2 fetches is read again")
     if compiled.target.name in K.SHARED_RATE_NOTES and f["shared_traffic_threads"] + f["shared_traffic_engines"]:
         notes.append(K.SHARED_RATE_NOTES[compiled.target.name])
     if f.get("memory_side_traffic") and not f.get("infinity_cache_gbs"):
