@@ -26,12 +26,13 @@ resources that serve it, each with a rate from the device table or `constants.py
                        rounds x round latency / R. A ring of one buffer (R = 0) waits in series with its own
                        work: groups x (rounds x round latency + one CTA's share of the SM's work). A load's
                        latency: the DRAM latency, or where an L2 hit latency was measured (A100, L40, H100:
-                       pointer chases, constants.py), a mix of the two by how often the tile schedule reads a
-                       DRAM byte again
+                       pointer chases, constants.py), a mix of the two by how often each byte an L2 fetches is
+                       read from it again
 
 Every per-clock rate runs at the peaks' clock times a share of it (constants.CLOCK_SHARE), except matrix code
-on a part whose vendor measured the clock it holds under dense matrix multiply (Device.matrix_clock_ghz: an
-MI300X drops to about half its peak clock there): that code runs at the measured clock (clock_share).
+that fills the chip on a part whose vendor measured the clock it holds under dense matrix multiply
+(Device.matrix_clock_ghz: an MI300X drops to about half its peak clock there): that code runs at the measured
+clock (clock_share). Load latencies stay at the usual clock either way.
 
 The kernel body takes as long as its busiest resource (the others overlap it), with one exception:
 with a single CTA on an SM and no warp specialisation, a kernel's matrix products and its softmax (its

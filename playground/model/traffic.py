@@ -138,9 +138,10 @@ def traffic(compiled, ctas_per_wave: int | None, l2_bytes: int, l2_partitions: i
     # CDNA3 and CDNA4 deal workgroups to their XCDs in turn, workgroup i to XCD i mod 8 (ROCm/composable_kernel
     # #3652, which remaps them; Modular's MAX kernel docs, chiplet_transform_chunked: "WG0->XCD0, WG1->XCD1, ...,
     # WG8->XCD0"); a persistent kernel's tile t runs on program t mod programs
-    part_of = (lambda i: i % parts) if programs is None else (lambda i: i % programs % parts)
-    missed = sum(_fetched([t for i, t in enumerate(tiles) if part_of(i) == p], blocks, max(1, ctas_per_wave // parts),
-                          l2_bytes // parts) for p in range(parts))
+    shares: list = [[] for _ in range(parts)]
+    for i, tile in enumerate(tiles):
+        shares[(i if programs is None else i % programs) % parts].append(tile)
+    missed = sum(_fetched(share, blocks, max(1, ctas_per_wave // parts), l2_bytes // parts) for share in shares)
     # a memory-side cache sees the L2s' misses; what it cannot hold beside the rest comes from DRAM
     fetched = min(missed, _fetched(tiles, blocks, ctas_per_wave, memory_side_bytes)) if memory_side_bytes else missed
     return Traffic(dram_bytes=fetched + written, l2_load_bytes=served, output_bytes=written,
