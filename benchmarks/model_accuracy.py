@@ -7,7 +7,9 @@ modelled (model/explain.py) with the config the row names, or else the config of
 space the model ranks fastest: what an autotuner would pick. A library's row (cuBLAS, PyTorch) is not a
 Triton kernel; a library chooses among many kernels for an operation, so its stand-in is the fastest of
 the project's kernels for it (for GEMM: kernels/gemm.py, gemm_persistent.py and gemm_tma.py, each over its
-own space), and the row says which it was. Nothing in the model was fitted to
+own space), and the row says which it was. A library that runs one known kernel for the operation is stood
+in for by that kernel's structure at its own launch instead (ONE_KERNEL_LIBRARIES: eager layer norm is
+ATen's two-pass Welford kernel, kernels/layernorm_welford.py). Nothing in the model was fitted to
 these rows; this script only reads them.
 
 Rows left out, each with its reason: rows the data set itself flags DOUBTFUL in their notes (a GPU the
@@ -90,6 +92,14 @@ GPUS = [
 ]
 # what stands in for a library's (cuBLAS, PyTorch) kernel: the project's kernels for the same operation
 LIBRARY_STAND_INS = {"gemm": ("gemm", "gemm_persistent", "gemm_tma")}
+# A library that runs one known kernel for an operation is stood in for by that kernel's structure at that
+# kernel's own launch, not by the fastest of ours. Eager F.layer_norm on fp32/fp16/bf16 rows whose length is a
+# multiple of 4 runs ATen's vectorized_layer_norm_kernel (aten/src/ATen/native/cuda/layer_norm_kernel.cu,
+# launch_vectorized_layer_norm_kernel: a CTA per row of num_threads() = 4 warps, thread_constants.h, each
+# thread reading 4 elements; Welford statistics, then a second read of the row): kernels/layernorm_welford.py
+# at BLOCK_SIZE 512 (128 threads x 4) and 4 warps. Its other path (N not a multiple of 4) has no stand-in.
+ONE_KERNEL_LIBRARIES = {("layernorm", "torch"): ("layernorm_welford", {"BLOCK_SIZE": 512, "num_warps": 4},
+                                                lambda shape: shape["N"] % 4 == 0)}
 # the GPU names that say only the family: gpu_of takes them as the SXM part, and the report keeps them apart
 ASSUMED_SXM = ("a100", "h100")
 DTYPES = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "bf16": "bf16", "bfloat16": "bf16",
@@ -129,15 +139,20 @@ def model_row(row: dict, cache: dict):
     if "causal" in (row.get("notes") or "").lower() and "non-causal" not in (row.get("notes") or "").lower():
         return None, "", "causal attention: the kernel's FLOP count is the non-causal one"
     # a Triton row is the tutorial's own kernel; a library picks among many kernels for the op, so its
-    # stand-in is the fastest of the project's kernels for it, each over its own autotune space
-    library = not row["implementation"].strip().startswith("triton")
-    names = LIBRARY_STAND_INS.get(kernel, (kernel,)) if library else (kernel,)
+    # stand-in is the fastest of the project's kernels for it, each over its own autotune space; a library
+    # that runs one known kernel is that kernel's structure at its launch (ONE_KERNEL_LIBRARIES)
+    implementation = row["implementation"].strip()
+    library = not implementation.startswith("triton")
+    one_kernel = ONE_KERNEL_LIBRARIES.get((kernel, implementation))
+    if one_kernel and not one_kernel[2](shape):
+        return None, "", f"{implementation}'s {kernel} takes another path at this shape, with no stand-in"
+    names = (one_kernel[0],) if one_kernel else LIBRARY_STAND_INS.get(kernel, (kernel,)) if library else (kernel,)
     specs = [registry.load(name) for name in names]
     if dtype not in specs[0].dtypes:
         return None, "", f"{kernel} has no {dtype} variant"
     best, label = None, ""
     for spec in specs:
-        for cfg in _configs(spec, row.get("config") or ""):
+        for cfg in [one_kernel[1]] if one_kernel else _configs(spec, row.get("config") or ""):
             key = (spec.name, target, device.name, repr(sorted(cfg.items())), repr(sorted(shape.items())), dtype)
             if key not in cache:
                 try:

@@ -187,6 +187,36 @@ def test_layernorms_repeats_come_from_l1_l2_or_dram_by_what_the_resident_ctas_to
         "reread_from"] == ""
 
 
+def test_layernorm_welford_at_atens_launch_reads_its_row_again_from_l1_l2_or_dram_by_the_rows_in_flight():
+    """kernels/layernorm_welford.py, PyTorch's layer norm's structure, at ATen's launch (512-element chunks, 4
+    warps: benchmarks/model_accuracy.py's stand-in): one repeat per chunk, after the row and the chunks of y
+    written since. On an H100, 128-thread CTAs with few registers: 16 per SM, 2112 on the chip. Checked by hand:
+    a 4 KB row comes back from L1; at 4096 columns the distances are 16 + 2j KB (j = 0..7) and 2112 of them fit
+    the 50 MB L2 up to 24.8 KB: 5 of 8 hit; at 8192, 2112 x 32 KB = 69 MB: every repeat is DRAM's."""
+    spec = registry.load("layernorm_welford")
+    assert spec.rereads({"M": 1, "N": 1300}, {"BLOCK_SIZE": 512}, 4) == [(2048, 5200), (2048, 7248), (1104, 9296)]
+    h100 = devices.get("sm_90")
+
+    def at_atens_launch(n):
+        return request_for(spec, targets.resolve("sm_90"), {"BLOCK_SIZE": 512, "num_warps": 4}, {"M": 4096, "N": n},
+                           "fp32").compile()
+    c = at_atens_launch(1024)
+    assert c.resources.registers <= 32 and roofline.active_blocks(c)[0] == 16       # 2048 threads, 64K registers
+    served = {1024: "L1 100%", 2048: "L1 100%", 4096: "L2 62%, DRAM 38%", 8192: "DRAM 100%", 16384: "DRAM 100%"}
+    dram_repeats = {1024: 0, 2048: 0, 4096: 3 / 8, 8192: 1, 16384: 1}
+    for n in served:
+        e = explain.explain(at_atens_launch(n), h100)
+        once = spec.bytes({"M": 4096, "N": n}, 4)
+        assert e.figures["reread_from"] == served[n], n
+        assert e.figures["dram_traffic"] == once + dram_repeats[n] * 4096 * n * 4, n
+        assert e.figures["rounds_per_cta"] == pytest.approx(2 * n / 512, rel=0.01)    # two passes, w and b beside
+    # the three-pass tutorial kernel at the same launch reads the row twice again, and misses twice as often
+    tutorial = request_for(registry.load("layernorm"), targets.resolve("sm_90"), {"BLOCK_SIZE": 512, "num_warps": 4},
+                           {"M": 4096, "N": 16384}, "fp32").compile()
+    assert explain.explain(tutorial, h100).figures["dram_traffic"] == \
+        registry.load("layernorm").bytes({"M": 4096, "N": 16384}, 4) + 2 * 4096 * 16384 * 4
+
+
 def test_sweep_layernorm_sets_apart_the_configs_whose_rereads_go_to_dram():
     """At N=16384 in fp32 on an A100, 1 to 4 warps leave 6 to 8 CTAs on an SM and every repeat misses L2; 8 and 16
     warps leave 5 and 4, and most repeats hit. The sweep's table says where they come from."""

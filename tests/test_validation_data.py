@@ -81,15 +81,37 @@ def _medians(accuracy, groups: dict) -> dict:
     return {key: accuracy.median_error(points) for key, points in groups.items()}
 
 
-def test_liger_layernorm_on_an_h100_named_exactly_is_modelled_within_the_notes_10_percent():
-    """The quick form of the test below: ten rows, one GPU named exactly (nvidia-smi's SXM5 name)."""
+def test_layernorm_on_an_h100_named_exactly_liger_within_10_percent_and_pytorchs_through_its_own_kernel():
+    """The quick form of the test below: ten rows, one GPU named exactly (nvidia-smi's SXM5 name). PyTorch's
+    eager layer norm is modelled as ATen's kernel is built (kernels/layernorm_welford.py at its launch), not
+    as the fastest Triton kernel, which missed it by 25-39%: ATen reads each row twice with 16 rows resident
+    per SM, and from 8192 columns on the chip's rows in flight outgrow L2, so the second read is DRAM's."""
     accuracy = _accuracy()
     picked = [r for r in rows() if r["gpu"] == "NVIDIA H100 80GB HBM3" and r["kernel"] == "layernorm"]
     groups, left_out = accuracy.evaluate(picked)
     medians = _medians(accuracy, groups)
     assert not left_out and len(picked) == 10
-    assert medians[("layernorm", "H100 SXM5 80GB", "triton-liger")] < 0.10      # the Triton kernel: the note's <10%
-    assert medians[("layernorm", "H100 SXM5 80GB", "torch")] > 0.25             # PyTorch's own: a miss it owns up to
+    assert medians[("layernorm", "H100 SXM5 80GB", "triton-liger")] < 0.10      # the Triton kernel: 2.4%
+    torch_rows = groups[("layernorm", "H100 SXM5 80GB", "torch")]
+    assert medians[("layernorm", "H100 SXM5 80GB", "torch")] < accuracy.GOAL_ERROR   # 8.8%
+    assert all(config.startswith("kernels/layernorm_welford.py, num_warps=4") and "BLOCK_SIZE=512" in config
+               for _, _, _, config, *_ in torch_rows)
+    # the measured step the stand-in explains: 16384 columns take 4.6x the time of 4096 for 4x the bytes
+    by_n = {int(row["N"]): (measured, modelled) for measured, modelled, row, *_ in torch_rows}
+    assert by_n[16384][0] / by_n[4096][0] == pytest.approx(4.64, abs=0.01)
+    assert by_n[16384][1] / by_n[4096][1] > 4.5
+
+
+def test_a_library_that_runs_one_known_kernel_is_left_out_where_it_takes_another_path():
+    """ATen's vectorised layer norm needs rows whose length is a multiple of 4; the other path has no stand-in."""
+    accuracy = _accuracy()
+    row = {"kernel": "layernorm", "implementation": "torch", "gpu": "NVIDIA H100 80GB HBM3", "dtype": "fp32",
+           "M": "4096", "N": "1030", "config": "", "notes": ""}
+    assert accuracy.model_row(row, {}) == (None, "", "torch's layernorm takes another path at this shape, with no "
+                                                   "stand-in")
+    row["N"] = "1032"
+    explained, label, why = accuracy.model_row(row, {})
+    assert not why and label == "kernels/layernorm_welford.py, num_warps=4, num_stages=3, BLOCK_SIZE=512"
 
 
 @pytest.mark.slow      # the whole set: 90 s with Triton's cache warm, 8 min cold; the test above is its quick form
@@ -101,9 +123,11 @@ def test_the_notes_accuracy_figures_are_what_the_whole_set_gives():
     memory_bound_triton = [v for (kernel, _, impl), v in named.items()
                            if kernel in accuracy.MEMORY_BOUND and impl.startswith("triton")]
     cublas = [v for (kernel, _, impl), v in named.items() if impl == "cublas"]
-    assert memory_bound_triton and max(memory_bound_triton) < 0.10           # "under 10% for memory-bound Triton"
-    assert cublas and max(cublas) < 0.10                                     # "... and cuBLAS GEMMs"
+    assert memory_bound_triton and 0.015 <= min(memory_bound_triton) and max(memory_bound_triton) < 0.165  # "2-16%"
+    assert cublas and max(cublas) < 0.10                                     # "under 10% for cuBLAS GEMMs"
     assert 0.215 <= named[("gemm", "A100 SXM4 80GB", "triton-2d-grid")] < 0.225   # "22% for a plain Triton GEMM"
+    torch_layernorm = [v for (kernel, _, impl), v in named.items() if (kernel, impl) == ("layernorm", "torch")]
+    assert len(torch_layernorm) == 4 and 0.075 <= min(torch_layernorm) and max(torch_layernorm) < 0.195   # "8-19%"
     attention = [v for (kernel, *_), v in medians.items() if kernel == "flash_attention"]
     assert 0.255 <= min(attention) and max(attention) < 0.635               # "26-63% on attention"
     family = [point for (_, gpu, _), points in groups.items() if gpu.endswith(" *") for point in points]

@@ -54,11 +54,12 @@ Each uncertain constant is a span; the model runs at the optimistic, typical and
 every span together, and the two ends are its uncertainty band. Work is assumed even across CTAs.
 
 Checked against published measurements (benchmarks/model_accuracy.py), on GPUs the source names exactly:
-median error under 10% for memory-bound Triton kernels and for cuBLAS GEMMs, 22% for a plain 2-D-grid Triton
+median error 2-16% for memory-bound Triton kernels, under 10% for cuBLAS GEMMs, 22% for a plain 2-D-grid Triton
 GEMM (modelled too fast on every row: the model stands the tutorial's grouped kernel in for it), 6% and 3% on
-the MI300X's and MI325X's library GEMMs (36% too fast on the MI300X before its matrix clock); near 30%
-where a source says only "A100" or "H100"; 26-63% on attention (no GPU named exactly there); faster than
-measured on 5 rows in 6, worst on attention and on PyTorch's own layernorm. Configs: in an autotuner's log on
+the MI300X's and MI325X's library GEMMs (36% too fast on the MI300X before its matrix clock), 8-19% on
+PyTorch's own layer norm modelled as its kernel is built (kernels/layernorm_welford.py; 29-41% as the fastest
+Triton kernel); near 30% where a source says only "A100" or "H100"; 26-63% on attention (no GPU named
+exactly there); faster than measured on 5 rows in 6, worst on attention. Configs: in an autotuner's log on
 an L40S, nine GEMM configs at 2048^3 run up to 42% apart. Of the 31 pairs the GPU separates, the model orders
 21 as the GPU did (by tile size: smaller tiles read more from L2; num_stages=2's single buffer waits out each
 load), ties 8 (warps, stages and BLOCK_K within one tile size, and 64x128 against 128x64: it does not see
@@ -437,8 +438,8 @@ def _notes(compiled, prog, moved, f, bounds: set, again=None) -> list[str]:
         notes.append("not modelled: instruction issue (no published rate used for AMD here), bank conflicts, "
                      "uneven work across CTAs")
     notes.append("checked against published measurements (benchmarks/model_accuracy.py): on GPUs named exactly, "
-                 "median error under 10% for memory-bound Triton kernels and cuBLAS GEMMs, 22% for a plain Triton "
-                 "GEMM; 26-63% on attention; near 30% where the GPU's variant is unknown; faster than measured on "
+                 "median error 2-16% for memory-bound Triton kernels, under 10% for cuBLAS GEMMs, 22% for a plain "
+                 "Triton GEMM, 8-19% for PyTorch's layer norm; 26-63% on attention; near 30% where the GPU's variant is unknown; faster than measured on "
                  f"5 rows in 6; {config_order_check()}")
     return notes
 
