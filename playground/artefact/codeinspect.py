@@ -109,6 +109,13 @@ def instruction_mix(compiled) -> dict[str, int]:
     return dict(_mix(compiled)[0])
 
 
+def matrix_opcodes(compiled) -> list[str]:
+    """The opcodes of the matrix instructions in SASS or amdgcn, most frequent first; none without any. Reads
+    the instruction mix alone (no bank-conflict analysis, unlike `read`)."""
+    mix, mma, _ = _mix(compiled)
+    return [op for op, _ in mma.most_common()] if mix.get("mma") else []
+
+
 def _mix(compiled):
     if compiled.target.is_nvidia:
         return sass_mix(compiled.stage("sass"))

@@ -185,8 +185,7 @@ def mma_opcodes(compiled) -> list[str]:
         return []              # no tl.dot, no matrix instructions
     if compiled.target.is_nvidia:
         return _PTX_MMA.findall(compiled.stage("ptx"))
-    report = codeinspect.read(compiled)
-    return list(report.mma_opcodes) if report.mix.get("mma") else []
+    return codeinspect.matrix_opcodes(compiled)
 
 
 def matrix_precision(compiled) -> str | None:
