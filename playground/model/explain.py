@@ -439,8 +439,8 @@ def _notes(compiled, prog, moved, f, bounds: set, again=None) -> list[str]:
                      "uneven work across CTAs")
     notes.append("checked against published measurements (benchmarks/model_accuracy.py): on GPUs named exactly, "
                  "median error 2-16% for memory-bound Triton kernels, under 10% for cuBLAS GEMMs, 22% for a plain "
-                 "Triton GEMM, 8-19% for PyTorch's layer norm; 26-63% on attention; near 30% where the GPU's variant is unknown; faster than measured on "
-                 f"5 rows in 6; {config_order_check()}")
+                 "Triton GEMM, 8-19% for PyTorch's layer norm; 26-63% on attention; near 30% where the GPU's variant "
+                 f"is unknown; faster than measured on 5 rows in 6; {config_order_check()}")
     return notes
 
 
