@@ -93,13 +93,17 @@ GPUS = [
 # what stands in for a library's (cuBLAS, PyTorch) kernel: the project's kernels for the same operation
 LIBRARY_STAND_INS = {"gemm": ("gemm", "gemm_persistent", "gemm_tma")}
 # A library that runs one known kernel for an operation is stood in for by that kernel's structure at that
-# kernel's own launch, not by the fastest of ours. Eager F.layer_norm on fp32/fp16/bf16 rows whose length is a
-# multiple of 4 runs ATen's vectorized_layer_norm_kernel (aten/src/ATen/native/cuda/layer_norm_kernel.cu,
-# launch_vectorized_layer_norm_kernel: a CTA per row of num_threads() = 4 warps, thread_constants.h, each
-# thread reading 4 elements; Welford statistics, then a second read of the row): kernels/layernorm_welford.py
-# at BLOCK_SIZE 512 (128 threads x 4) and 4 warps. Its other path (N not a multiple of 4) has no stand-in.
+# kernel's own launch, not by the fastest of ours. On CUDA, eager F.layer_norm on fp32/fp16/bf16 rows runs ATen's
+# vectorized_layer_norm_kernel (aten/src/ATen/native/cuda/layer_norm_kernel.cu, launch_vectorized_layer_norm_
+# kernel: a CTA per row of num_threads() = 4 warps, thread_constants.h, each thread reading 4 elements; Welford
+# statistics, then a second read of the row) when N is a multiple of 4 and at most 2^24 and x, y, w and b are
+# aligned to 4 elements (the set's rows: fresh contiguous tensors): kernels/layernorm_welford.py at BLOCK_SIZE
+# 512 (128 threads x 4) and 4 warps. Its other path, and ROCm's build (other thread counts), have no stand-in.
+# An assumption: Triton's registers for it (32 a thread on sm_90), not nvcc's for ATen's, set how many rows an SM
+# holds.
 ONE_KERNEL_LIBRARIES = {("layernorm", "torch"): ("layernorm_welford", {"BLOCK_SIZE": 512, "num_warps": 4},
-                                                lambda shape: shape["N"] % 4 == 0)}
+                                                lambda shape, target: shape["N"] % 4 == 0 and shape["N"] <= 2**24
+                                                and target.startswith("sm_"))}
 # the GPU names that say only the family: gpu_of takes them as the SXM part, and the report keeps them apart
 ASSUMED_SXM = ("a100", "h100")
 DTYPES = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "bf16": "bf16", "bfloat16": "bf16",
@@ -144,8 +148,9 @@ def model_row(row: dict, cache: dict):
     implementation = row["implementation"].strip()
     library = not implementation.startswith("triton")
     one_kernel = ONE_KERNEL_LIBRARIES.get((kernel, implementation))
-    if one_kernel and not one_kernel[2](shape):
-        return None, "", f"{implementation}'s {kernel} takes another path at this shape, with no stand-in"
+    if one_kernel and not one_kernel[2](shape, target):
+        return None, "", (f"{implementation}'s {kernel} takes another path at this shape or on this GPU, with no "
+                           "stand-in")
     names = (one_kernel[0],) if one_kernel else LIBRARY_STAND_INS.get(kernel, (kernel,)) if library else (kernel,)
     specs = [registry.load(name) for name in names]
     if dtype not in specs[0].dtypes:

@@ -196,7 +196,8 @@ def test_layernorms_repeats_come_from_l1_l2_or_dram_by_what_the_resident_ctas_to
 def test_layernorm_welford_at_atens_launch_reads_its_row_again_from_l1_l2_or_dram_by_the_rows_in_flight():
     """kernels/layernorm_welford.py, PyTorch's layer norm's structure, at ATen's launch (512-element chunks, 4
     warps: benchmarks/model_accuracy.py's stand-in): one repeat per chunk, after the row and the chunks of y
-    written since. On an H100, 128-thread CTAs with few registers: 16 per SM, 2112 on the chip. Checked by hand:
+    written since. On an H100, 128-thread CTAs with Triton's 32 registers a thread (nvcc's build of ATen's kernel
+    may take more: an assumption model_accuracy states): 16 per SM, 2112 on the chip. Checked by hand:
     a 4 KB row comes back from L1; at 4096 columns the distances are 16 + 2j KB (j = 0..7) and 2112 of them fit
     the 50 MB L2 up to 24.8 KB: 5 of 8 hit; at 8192, 2112 x 32 KB = 69 MB: every repeat is DRAM's."""
     spec = registry.load("layernorm_welford")

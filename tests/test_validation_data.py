@@ -93,23 +93,27 @@ def test_layernorm_on_an_h100_named_exactly_liger_within_10_percent_and_pytorchs
     assert not left_out and len(picked) == 10
     assert medians[("layernorm", "H100 SXM5 80GB", "triton-liger")] < 0.10      # the Triton kernel: 2.4%
     torch_rows = groups[("layernorm", "H100 SXM5 80GB", "torch")]
-    assert medians[("layernorm", "H100 SXM5 80GB", "torch")] < accuracy.GOAL_ERROR   # 8.8%
+    assert medians[("layernorm", "H100 SXM5 80GB", "torch")] < 0.10          # 8.8%, 35% with the old stand-in
     assert all(config.startswith("kernels/layernorm_welford.py, num_warps=4") and "BLOCK_SIZE=512" in config
                for _, _, _, config, *_ in torch_rows)
-    # the measured step the stand-in explains: 16384 columns take 4.6x the time of 4096 for 4x the bytes
+    # the measured step the stand-in explains: 16384 columns take 4.64x the time of 4096 for 4x the bytes; the
+    # model gives 4.79x (the old stand-in, whose rows all stayed in cache, 3.77x)
     by_n = {int(row["N"]): (measured, modelled) for measured, modelled, row, *_ in torch_rows}
     assert by_n[16384][0] / by_n[4096][0] == pytest.approx(4.64, abs=0.01)
-    assert by_n[16384][1] / by_n[4096][1] > 4.5
+    assert by_n[16384][1] / by_n[4096][1] == pytest.approx(4.79, abs=0.1)
 
 
 def test_a_library_that_runs_one_known_kernel_is_left_out_where_it_takes_another_path():
-    """ATen's vectorised layer norm needs rows whose length is a multiple of 4; the other path has no stand-in."""
+    """ATen's vectorised layer norm on CUDA needs rows whose length is a multiple of 4; its other path, and ROCm's
+    build, have no stand-in."""
     accuracy = _accuracy()
     row = {"kernel": "layernorm", "implementation": "torch", "gpu": "NVIDIA H100 80GB HBM3", "dtype": "fp32",
            "M": "4096", "N": "1030", "config": "", "notes": ""}
-    assert accuracy.model_row(row, {}) == (None, "", "torch's layernorm takes another path at this shape, with no "
-                                                   "stand-in")
-    row["N"] = "1032"
+    why = "torch's layernorm takes another path at this shape or on this GPU, with no stand-in"
+    assert accuracy.model_row(row, {}) == (None, "", why)
+    row["N"], row["gpu"] = "1032", "AMD Instinct MI300X"                      # ROCm's build: other thread counts
+    assert accuracy.model_row(row, {})[2] == why
+    row["gpu"] = "NVIDIA H100 80GB HBM3"
     explained, label, why = accuracy.model_row(row, {})
     assert not why and label == "kernels/layernorm_welford.py, num_warps=4, num_stages=3, BLOCK_SIZE=512"
 
