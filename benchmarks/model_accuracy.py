@@ -41,6 +41,7 @@ import statistics
 import sys
 from collections import defaultdict
 from pathlib import Path
+from typing import Callable, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -101,9 +102,15 @@ LIBRARY_STAND_INS = {"gemm": ("gemm", "gemm_persistent", "gemm_tma")}
 # 512 (128 threads x 4) and 4 warps. Its other path, and ROCm's build (other thread counts), have no stand-in.
 # An assumption: Triton's registers for it (32 a thread on sm_90), not nvcc's for ATen's, set how many rows an SM
 # holds.
-ONE_KERNEL_LIBRARIES = {("layernorm", "torch"): ("layernorm_welford", {"BLOCK_SIZE": 512, "num_warps": 4},
-                                                lambda shape, target: shape["N"] % 4 == 0 and shape["N"] <= 2**24
-                                                and target.startswith("sm_"))}
+class StandIn(NamedTuple):
+    kernel: str                 # a file of kernels/
+    launch: dict                # the library's own launch, as that kernel's config
+    covers: Callable            # (shape, target) -> whether the library runs that kernel there
+
+
+ONE_KERNEL_LIBRARIES = {("layernorm", "torch"): StandIn(
+    "layernorm_welford", {"BLOCK_SIZE": 512, "num_warps": 4},
+    lambda shape, target: shape["N"] % 4 == 0 and shape["N"] <= 2**24 and target.startswith("sm_"))}
 # the GPU names that say only the family: gpu_of takes them as the SXM part, and the report keeps them apart
 ASSUMED_SXM = ("a100", "h100")
 DTYPES = {"fp16": "fp16", "float16": "fp16", "half": "fp16", "bf16": "bf16", "bfloat16": "bf16",
@@ -148,16 +155,16 @@ def model_row(row: dict, cache: dict):
     implementation = row["implementation"].strip()
     library = not implementation.startswith("triton")
     one_kernel = ONE_KERNEL_LIBRARIES.get((kernel, implementation))
-    if one_kernel and not one_kernel[2](shape, target):
+    if one_kernel and not one_kernel.covers(shape, target):
         return None, "", (f"{implementation}'s {kernel} takes another path at this shape or on this GPU, with no "
                            "stand-in")
-    names = (one_kernel[0],) if one_kernel else LIBRARY_STAND_INS.get(kernel, (kernel,)) if library else (kernel,)
+    names = (one_kernel.kernel,) if one_kernel else LIBRARY_STAND_INS.get(kernel, (kernel,)) if library else (kernel,)
     specs = [registry.load(name) for name in names]
     if dtype not in specs[0].dtypes:
         return None, "", f"{kernel} has no {dtype} variant"
     best, label = None, ""
     for spec in specs:
-        for cfg in [one_kernel[1]] if one_kernel else _configs(spec, row.get("config") or ""):
+        for cfg in [one_kernel.launch] if one_kernel else _configs(spec, row.get("config") or ""):
             key = (spec.name, target, device.name, repr(sorted(cfg.items())), repr(sorted(shape.items())), dtype)
             if key not in cache:
                 try:

@@ -1,6 +1,6 @@
 """layernorm_welford: layer normalisation that reads each row twice, not three times (the forward pass).
 
-The same maths and outputs as layernorm.py: y = (x - mean) / sqrt(var + eps) * w + b over each row, with
+The same maths, outputs and PyTorch reference as layernorm.py: y = (x - mean) / sqrt(var + eps) * w + b over each row, with
 mean and rstd kept in fp32 for a backward pass. What changes is how the statistics are gathered. Instead
 of one pass for the mean and another for the variance, every lane keeps a running count, mean and sum of
 squared deviations (Welford's update) while x streams past once; the lanes' partial results are then
@@ -21,6 +21,7 @@ outgrow L2, the second read goes to DRAM and the kernel moves 3 bytes for every 
 import triton
 import triton.language as tl
 
+from kernels.layernorm import EPS, reference
 from playground.core.spec import KernelSpec, Tensor
 
 
@@ -81,17 +82,6 @@ def layernorm_welford_kernel(
         x = tl.load(x_ptr + cols, mask=mask, other=0.0).to(tl.float32)
         y = (x - mean) * rstd * w + b
         tl.store(y_ptr + cols, y.to(y_ptr.dtype.element_ty), mask=mask)
-
-
-EPS = 1e-5
-
-
-def reference(x, w, b):
-    import torch
-    mean = x.mean(dim=1)
-    var = x.var(dim=1, unbiased=False)
-    y = torch.nn.functional.layer_norm(x, (x.shape[1],), w, b, EPS)
-    return y, mean, 1 / torch.sqrt(var + EPS)
 
 
 def rereads(shape, meta, elem):
