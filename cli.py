@@ -13,7 +13,8 @@ from playground.core import targets
 from playground.core.targets import DEFAULT, TARGETS
 from playground.report import report
 
-TARGET_HELP = f"{', '.join(TARGETS)}, or native (the local GPU; {DEFAULT} when there is none); " \
+TARGET_HELP = f"{', '.join(TARGETS)}, or native (the local GPU; {DEFAULT} when there is none); or a GPU by " \
+              "name (l40s, h100-pcie, ...: its architecture's binary, its own SMs, peaks and bandwidth); " \
               "`playground targets` lists them"
 
 
@@ -196,7 +197,8 @@ def blocking(label: str, timeout, step, spinner: bool = True):
 @main.command("targets")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def targets_command(as_json):
-    """The targets: each one's representative GPU, its limits and where the numbers come from."""
+    """The targets: each one's representative GPU, its limits and where the numbers come from; then the other
+    GPUs --target takes by name, each compiled for its architecture (arch) with its own SMs, peaks and memory."""
     from playground.core import devices
     rows = devices.target_rows()
     if as_json:
@@ -206,16 +208,18 @@ def targets_command(as_json):
     from rich.table import Table
     table = Table(title="targets (devices.py names the source of every figure)", title_justify="left",
                   header_style="bold")
-    for name in ("target", "vendor", "warp", "GPU", "SMs", "warps/SM", "blocks/SM", "regs/SM",
+    for name in ("target", "arch", "vendor", "warp", "GPU", "SMs", "warps/SM", "blocks/SM", "regs/SM",
                  "smem/SM", "smem/block", "memory", "bandwidth", "fp16 dense"):
-        table.add_column(name, justify="left" if name in ("target", "vendor", "GPU") else "right", no_wrap=True)
+        table.add_column(name, justify="left" if name in ("target", "arch", "vendor", "GPU") else "right", no_wrap=True)
     from playground.units import kib, size
     for r in rows:
-        table.add_row(r["target"], r["vendor"], str(r["warp_size"]), r["gpu"], str(r["num_sms"]),
+        table.add_row(r["target"], r["arch"], r["vendor"], str(r["warp_size"]), r["gpu"], str(r["num_sms"]),
                       str(r["max_warps_per_sm"]), str(r["max_blocks_per_sm"]), str(r["registers_per_sm"]),
                       kib(r["shared_per_sm"]), kib(r["shared_per_block"]), size(r["memory_bytes"]),
                       f"{r['bandwidth_gbs']:g} GB/s", f"{r['peak_tflops'].get('fp16', 0):g} TFLOP/s")
     Console(width=None if sys.stdout.isatty() else 200, highlight=False).print(table)
+    click.echo("--target also takes the GPU a target's row describes by its name: "
+               + ", ".join(f"{gpu} ({arch})" for gpu, arch in targets.REPRESENTED.items()))
 
 
 @main.command("schema")
@@ -305,7 +309,7 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     if config_index is not None:
         from playground.core import registry
         from playground.core.targets import resolve
-        spec = registry.load(kernel, resolve(registry.trace_target(kernel) or target).name, _kernel_args())
+        spec = registry.load(kernel, resolve(registry.trace_target(kernel) or target).label, _kernel_args())
         if config_index == "list":
             click.echo(_configs_table(spec))
             return
@@ -917,7 +921,7 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     from playground.inductor import plan as inductor_plan
     from playground.inductor import text as plan_text
     _refuse_overwrite(save_path, force)
-    names = [targets.resolve(t.strip()).name for t in (target or DEFAULT).split(",") if t.strip()]
+    names = [targets.resolve(t.strip()).label for t in (target or DEFAULT).split(",") if t.strip()]
     if len(names) > 1:
         if show_kernel is not None or save_path or run_check:
             raise UserError("--show-kernel, --save and --run take one --target")
@@ -931,7 +935,7 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     real_device = inductor_plan.real_device_for(target)     # this machine's GPU, no stand-ins
     p, checked = blocking("Inductor planning" + (", and running the plan in Triton's interpreter" if run_check else ""),
                           None, lambda: plan_check.plan_and_run(
-                              expr, inductor_plan.parse_shapes(shapes), dtype, tgt.name, run_check,
+                              expr, inductor_plan.parse_shapes(shapes), dtype, tgt.label, run_check,
                               inductor_plan.parse_shapes(run_shape) if run_shape else None, max_autotune,
                               real_device))
     if show_kernel is not None:

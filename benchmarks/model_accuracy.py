@@ -56,40 +56,24 @@ GOAL_ERROR, GOAL_RANK = 0.25, 0.8
 MEMORY_BOUND = ("softmax", "vector_add", "layernorm")
 
 
-def _variant(target: str, **changes):
-    return target, (lambda: dataclasses.replace(devices.get(target), **changes) if changes else devices.get(target))
-
-
-# The GPUs rows name, by the words in their name: (target, its device row). Variants that differ from the
-# table's representative GPU carry their own datasheet figures (NVIDIA A100 and H100 datasheets, the
-# sparse tensor figures halved; the PCIe H100 at its 1755 MHz boost, the NVL at 1785 MHz and 3.9 TB/s).
-# A row that names only "H100" or "A100" is taken as the SXM part: an assumption the report repeats.
+# The GPUs rows name, by the words in their name: the name --target takes for that part. The parts other than
+# a target's representative are core/devices.py's VARIANTS, with their datasheets' figures: the same rows
+# --target l40s, h100-pcie, ... give the CLI, compiled as a launch there would be (a persistent kernel's
+# grid is that part's SM count). A row that names only "H100" or "A100" is taken as the SXM part: an
+# assumption the report repeats.
 GPUS = [
-    (("h100", "pcie"), _variant("sm_90", name="H100 PCIe", num_sms=114, clock_ghz=1.755, mem_bandwidth_gbs=2000.0,
-                                peak_tflops={"fp32": 51.2, "tf32": 378.0, "fp16": 756.0, "bf16": 756.0, "fp8": 1513.0})),
-    (("h100", "nvl"), _variant("sm_90", name="H100 NVL", clock_ghz=1.785, mem_bandwidth_gbs=3900.0,
-                               peak_tflops={"fp32": 60.0, "tf32": 417.5, "fp16": 835.5, "bf16": 835.5, "fp8": 1670.5})),
-    (("h100",), _variant("sm_90")),
-    (("h800",), _variant("sm_90", name="H800 SXM5")),
-    (("a100", "40"), _variant("sm_80", name="A100 40GB", mem_bandwidth_gbs=1555.0)),
-    (("a100", "pcie"), _variant("sm_80", name="A100 80GB PCIe", mem_bandwidth_gbs=1935.0)),
-    (("a100",), _variant("sm_80")),
-    (("3090",), _variant("sm_86")),
-    # NVIDIA L40S datasheet (Ada, sm_89): 18,176 CUDA cores (142 SMs of 128), 864 GB/s; tensor with FP32
-    # accumulate, dense: FP16/BF16 362.05, TF32 183, FP8 733; FP32 91.6 TFLOPS; 2520 MHz boost. Its L2 is not
-    # on the datasheet, and sources disagree: 48 MB in TechPowerUp's database; two measurements on an L40 (the
-    # same 142-SM AD102 part) find 96 MB: arXiv 2606.22588, and te42kyfo/gpu-benches' gpu-l2-cache/l40.txt,
-    # whose L2 speed holds to a 92 MB data set and is gone by 110 MB. 96 MB is taken; the set's L40S shapes
-    # (34 MB at most) fit in either.
-    (("l40s",), _variant("sm_89", name="L40S", num_sms=142, mem_bandwidth_gbs=864.0, l2_bytes=96 * 1024 * 1024,
-                         peak_tflops={"fp32": 91.6, "tf32": 183.0, "fp16": 362.05, "bf16": 362.05, "fp8": 733.0})),
-    (("mi300x",), _variant("gfx942")),
-    # AMD Instinct MI325X datasheet: the MI300X's 304 CUs and peaks (FP16/BF16 1307.4 TFLOPS dense at 2100 MHz)
-    # with 256 GB of HBM3E at 6 TB/s. Its dense matrix clocks from the same AMD blog as the MI300X's (core/
-    # devices.py): 1354 MHz fp16, 1447 MHz bf16, 1464 MHz fp8.
-    (("mi325x",), _variant("gfx942", name="Instinct MI325X", mem_bandwidth_gbs=6000.0, memory_bytes=256 * 1000 ** 3,
-                           matrix_clock_ghz={"fp16": 1.354, "bf16": 1.447, "fp8": 1.464})),
-    (("mi250",), _variant("gfx90a")),
+    (("h100", "pcie"), "h100-pcie"),
+    (("h100", "nvl"), "h100-nvl"),
+    (("h100",), "sm_90"),
+    (("h800",), "h800"),
+    (("a100", "40"), "a100-40gb"),
+    (("a100", "pcie"), "a100-pcie"),
+    (("a100",), "sm_80"),
+    (("3090",), "sm_86"),
+    (("l40s",), "l40s"),
+    (("mi300x",), "gfx942"),
+    (("mi325x",), "mi325x"),
+    (("mi250",), "gfx90a"),
 ]
 # what stands in for a library's (cuBLAS, PyTorch) kernel: the project's kernels for the same operation
 LIBRARY_STAND_INS = {"gemm": ("gemm", "gemm_persistent", "gemm_tma")}
@@ -120,10 +104,12 @@ SHAPES = {"gemm": ("M", "N", "K"), "softmax": ("M", "N"), "layernorm": ("M", "N"
 
 
 def gpu_of(name: str):
+    """(the Target a launch on the GPU a row names compiles for, its device row), or (None, None)."""
     low = name.lower().replace(" ", "")
-    for words, (target, device) in GPUS:
+    for words, gpu in GPUS:
         if all(w in low for w in words):
-            return target, device()
+            target = targets.resolve(gpu)
+            return target, devices.get(target)
     return None, None
 
 
@@ -155,7 +141,7 @@ def model_row(row: dict, cache: dict):
     implementation = row["implementation"].strip()
     library = not implementation.startswith("triton")
     one_kernel = ONE_KERNEL_LIBRARIES.get((kernel, implementation))
-    if one_kernel and not one_kernel.covers(shape, target):
+    if one_kernel and not one_kernel.covers(shape, target.name):
         return None, "", (f"{implementation}'s {kernel} takes another path at this shape or on this GPU, with no "
                            "stand-in")
     names = (one_kernel.kernel,) if one_kernel else LIBRARY_STAND_INS.get(kernel, (kernel,)) if library else (kernel,)
@@ -165,11 +151,11 @@ def model_row(row: dict, cache: dict):
     best, label = None, ""
     for spec in specs:
         for cfg in [one_kernel.launch] if one_kernel else _configs(spec, row.get("config") or ""):
-            key = (spec.name, target, device.name, repr(sorted(cfg.items())), repr(sorted(shape.items())), dtype)
+            key = (spec.name, target.label, repr(sorted(cfg.items())), repr(sorted(shape.items())), dtype)
             if key not in cache:
                 try:
-                    compiled = request_for(spec, targets.resolve(target), cfg, shape, dtype).compile()
-                    cache[key] = explain.explain(compiled, device)
+                    compiled = request_for(spec, target, cfg, shape, dtype).compile()
+                    cache[key] = explain.explain(compiled)      # the device row the CLI gives the target
                 except (UserError, KernelFailure) as e:
                     cache[key] = str(e)
             e = cache[key]

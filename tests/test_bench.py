@@ -189,6 +189,21 @@ def test_another_target_is_modelled_even_with_a_gpu(monkeypatch):
     assert throughput.measurable(targets.resolve("sm_90")) == "--target sm_90 is not this machine's GPU (sm_80)"
 
 
+def test_a_named_gpu_is_measured_only_on_that_gpu(monkeypatch):
+    """--target l40s on an RTX 4090 (both sm_89) would time the 4090 and show the L40S's peaks beside it."""
+    import torch
+    monkeypatch.setattr(targets, "native", lambda: targets.TARGETS["sm_89"])
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "NVIDIA GeForce RTX 4090")
+    assert throughput.measurable(targets.resolve("l40s")) == \
+        "--target l40s names the L40S; this machine's GPU is the NVIDIA GeForce RTX 4090"
+    assert throughput.measurable(targets.resolve("sm_89")) == ""
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda *a: "NVIDIA L40S")
+    assert throughput.measurable(targets.resolve("l40s")) == ""
+    assert throughput.same_gpu("a100-40gb", "NVIDIA A100-SXM4-40GB") and throughput.same_gpu("h100-pcie", "NVIDIA H100 PCIe")
+    assert not throughput.same_gpu("h100-pcie", "NVIDIA H100 80GB HBM3")
+
+
 def test_breakdown_needs_a_gpu(no_gpu):
     with pytest.raises(UserError, match="needs a CUDA device: no GPU on this machine"):
         bench_breakdown.breakdown(Request.of("vector_add"))

@@ -145,6 +145,20 @@ def test_targets_by_name():
         targets.resolve("sm_75x")
 
 
+def test_a_named_gpu_compiles_its_architectures_binary_and_reads_its_own_row():
+    """--target l40s: sm_89's binary from the same cache entry; occupancy, waves and a persistent grid on the
+    L40S's 142 SMs; the name kept wherever the request travels (another process, the page, a trace)."""
+    from playground.figures import launch, occupancy
+    from playground.report import render
+    rtx, l40s = Request.of("gemm_persistent", "sm_89").compile(), Request.of("gemm_persistent", "L40S").compile()
+    assert rtx.hash == l40s.hash and rtx.stage("sass") == l40s.stage("sass")
+    assert (occupancy.of(rtx).num_sms, occupancy.of(l40s).num_sms) == (128, 142)
+    assert launch.ctas(l40s) == 142 and launch.ctas(rtx) == 128        # one program per SM
+    assert "; the GPU is the L40S (l40s): sm_89's binary" in render.header_lines(l40s)[1]
+    ref = l40s.request.ref()
+    assert ref["target"] == "l40s" and Request.from_ref(ref).target == l40s.request.target
+
+
 @pytest.mark.parametrize("kernel,target,shape", [
     ("vector_add", "sm_90", {"N": 98432}), ("vector_add", "sm_90", {"N": 98431}), ("vector_add", "gfx942", {"N": 1}),
     ("gemm", "sm_80", {"M": 1000, "N": 64, "K": 17}), ("softmax", "gfx1100", {"M": 3, "N": 781}),

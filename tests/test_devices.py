@@ -50,19 +50,20 @@ FP32_FLOPS_PER_CLOCK = {"sm_80": 128, "sm_86": 256, "sm_89": 256, "sm_90": 256, 
                         "gfx90a": 128, "gfx942": 256, "gfx950": 256, "gfx1100": 512}
 
 
-@pytest.mark.parametrize("target", sorted(FP32_FLOPS_PER_CLOCK))
+@pytest.mark.parametrize("target", sorted(FP32_FLOPS_PER_CLOCK) + sorted(devices.VARIANTS))
 def test_fp32_peak_is_sms_times_lanes_times_clock(target):
     d = devices.get(target)
-    expected = d.num_sms * FP32_FLOPS_PER_CLOCK[target] * d.clock_ghz / 1000
+    expected = d.num_sms * FP32_FLOPS_PER_CLOCK[d.target] * d.clock_ghz / 1000
     assert d.peak_tflops["fp32"] == pytest.approx(expected, rel=0.01)
 
 
 def test_tensor_peaks_keep_the_datasheet_ratios():
-    for d in devices.DEVICES.values():
+    for d in [*devices.DEVICES.values(), *devices.VARIANTS.values()]:
         p = d.peak_tflops
         assert p["bf16"] == p["fp16"]
         if "fp8" in p:                        # fp8 runs at twice the fp16 rate on every part that has it
-            assert p["fp8"] == pytest.approx(2 * p["fp16"], rel=0.001)
+            # (the L40S datasheet's FP16 362.05 is 142 SMs x 1024 x 2490 MHz; its FP8 733 is at 2520 MHz)
+            assert p["fp8"] == pytest.approx(2 * p["fp16"], rel=0.013 if d.name == "L40S" else 0.001)
         if "tf32" in p and d.target not in ("sm_86", "sm_89", "sm_120"):
             assert p["tf32"] == pytest.approx(p["fp16"] / 2, rel=0.001)   # datacenter parts: tf32 at half fp16
     assert "fp8" not in devices.get("sm_80").peak_tflops and "fp8" not in devices.get("gfx90a").peak_tflops
@@ -109,3 +110,31 @@ def test_each_device_is_a_target_as_triton_names_it():
         ("cuda", 80, 32), ("cuda", 86, 32), ("cuda", 89, 32), ("cuda", 90, 32), ("cuda", 100, 32), ("cuda", 120, 32),
         ("hip", "gfx90a", 64), ("hip", "gfx942", 64), ("hip", "gfx950", 64), ("hip", "gfx1100", 32)]
     assert [d.sm_unit for d in devices.DEVICES.values()] == ["SM"] * 6 + ["CU"] * 3 + ["WGP"]
+
+
+# ---- other GPUs of an architecture, by name ---------------------------------------------------------------
+
+PER_ARCHITECTURE = ("target", "vendor", "warp_size", "max_threads_per_block", "max_threads_per_sm", "max_warps_per_sm",
+                    "max_blocks_per_sm", "regs_per_sm", "regs_per_block", "max_regs_per_thread", "shared_per_sm",
+                    "shared_per_block_optin", "simds_per_cu", "vgprs_per_simd", "lds_per_cu", "sm_unit")
+
+
+@pytest.mark.parametrize("gpu", sorted(devices.VARIANTS))
+def test_another_gpu_keeps_its_architectures_limits_and_has_its_own_numbers(gpu):
+    d, arch = devices.VARIANTS[gpu], devices.DEVICES[devices.VARIANTS[gpu].target]
+    assert all(getattr(d, f) == getattr(arch, f) for f in PER_ARCHITECTURE)
+    assert d.name != arch.name and d.memory_bytes > 0
+
+
+def test_a_gpu_by_name_is_its_architectures_target_with_its_own_row():
+    for spelling in ("l40s", "L40S", "l40-s", "L40_S"):
+        t = targets.resolve(spelling)
+        assert (t.name, t.arch, t.gpu, t.label) == ("sm_89", 89, "l40s", "l40s")
+        assert t.gpu_target() == targets.TARGETS["sm_89"].gpu_target()      # Triton compiles sm_89's binary
+    assert (devices.get(targets.resolve("H100_PCIe")).num_sms, devices.get("h100-pcie").mem_bandwidth_gbs) == (114, 2000.0)
+    assert devices.get(targets.resolve("sm_89")).name == "GeForce RTX 4090"   # the target alone: its own row
+    # the part a target's row describes, by its name: that target, nothing replaced
+    assert targets.resolve("H100") is targets.TARGETS["sm_90"] and targets.resolve("mi300x") is targets.TARGETS["gfx942"]
+    assert all(devices.get(arch).target == arch for arch in targets.REPRESENTED.values())
+    with pytest.raises(UserError, match="unknown target 'l40'; known targets: native, sm_80.*GPUs: a100, .*l40s"):
+        targets.resolve("l40")

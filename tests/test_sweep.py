@@ -299,4 +299,6 @@ def test_a_kept_row_is_keyed_on_everything_it_depends_on():
     assert len({base, rows.figures_key(request, "h2", {"BLOCK_SIZE_M": 64}, None),
                 rows.figures_key(request, "h", {"BLOCK_SIZE_M": 128}, None),
                 rows.figures_key(other_shape, "h", {"BLOCK_SIZE_M": 64}, None),
-                rows.figures_key(request, "h", {"BLOCK_SIZE_M": 64}, 114)}) == 5
+                rows.figures_key(request, "h", {"BLOCK_SIZE_M": 64}, 114),
+                # another GPU of the architecture: the same binary (hash), other figures
+                rows.figures_key(request.changed(target="a100-pcie"), "h", {"BLOCK_SIZE_M": 64}, None)}) == 6

@@ -70,7 +70,7 @@ def test_the_accuracy_script_finds_launch_bound_rows_in_the_sources_own_numbers(
     assert model_accuracy.gpu_of("NVIDIA H100 NVL")[1].mem_bandwidth_gbs == 3900.0
     assert model_accuracy.gpu_of("A100-SXM4-40GB")[1].mem_bandwidth_gbs == 1555.0
     assert model_accuracy.gpu_of("H100 PCIe")[1].num_sms == 114
-    assert model_accuracy.gpu_of("NVIDIA GeForce RTX 3090")[0] == "sm_86"
+    assert model_accuracy.gpu_of("NVIDIA GeForce RTX 3090")[0].name == "sm_86"
     assert model_accuracy.gpu_of("NVIDIA H100 80GB HBM3")[1].name == "H100 SXM5 80GB"   # nvidia-smi's SXM5 name
     assert model_accuracy.gpu_of("NVIDIA GH200 SXM") == (None, None)       # no device row: left out, said so
 

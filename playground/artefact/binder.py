@@ -31,7 +31,7 @@ def stand_in_args(spec: KernelSpec, config: Config, target: Target | None = None
     from ..core.spec import config_hook
     tensors = {name: AbstractTensor(t.dims(config.shape), spec.tensor_dtype(name, config.dtype))
                for name, t in spec.tensors.items()}
-    args = spec.args_for(tensors, config.shape, devices.get(target.name) if target is not None else None)
+    args = spec.args_for(tensors, config.shape, devices.get(target) if target is not None else None)
     hook = config_hook(spec, config)
     if hook is not None:        # as Triton's Autotuner does before it launches this config
         hook({**dict(zip(spec.kernel.arg_names, args)), **config.meta})

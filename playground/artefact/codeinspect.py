@@ -129,7 +129,7 @@ def read(compiled) -> Report:
         pipe.async_copy = pipe.async_copy.replace("cp.async", "direct-to-LDS")
     has_dot = bool(re.search(r"\btt\.dot(_scaled)?\b", compiled.stage("ttir")))
     r = compiled.resources
-    report = Report(kernel=compiled.spec.name, target=compiled.target.name, config=compiled.config.describe(),
+    report = Report(kernel=compiled.spec.name, target=compiled.target.label, config=compiled.config.describe(),
                     code="SASS" if compiled.target.is_nvidia else "amdgcn", mix=dict(mix),
                     mma_opcodes=dict(mma.most_common()), conversion_opcodes=dict(conversions.most_common()),
                     has_dot=has_dot, pipeline=pipe,

@@ -160,7 +160,7 @@ def _from_data(compiled, data: dict) -> PassLog:
     for record in data["passes"]:
         passes.append(Pass(len(passes) + 1, record["pipeline"], record["name"], record["argument"],
                            record["options"], record["scope"], record["before"], record["after"]))
-    return PassLog(compiled.spec.name, compiled.target.name, passes)
+    return PassLog(compiled.spec.name, compiled.target.label, passes)
 
 
 def _dump(compiled, timeout: float | None) -> dict:

@@ -127,7 +127,7 @@ def local_device(target):
     """
     from triton.runtime import driver
 
-    table = devices.get(target.name)
+    table = devices.get(target)
     index = driver.active.get_device_interface().current_device()
     props = driver.active.utils.get_device_properties(index)
     device = devices.with_num_sms(table, props.get("multiprocessor_count") or table.num_sms)
@@ -174,7 +174,7 @@ def measure(request, cuda_graph: bool = False) -> Measured:
     device = local_device(target)
     compiled = request.compile()
     peak, roof = roofline.peak_for(device, roofline.matrix_precision(compiled))
-    m = Measured(kernel=spec.name, target=target.name, device=device.name, shape=dict(config.shape),
+    m = Measured(kernel=spec.name, target=target.label, device=device.name, shape=dict(config.shape),
                  dtype=config.dtype, config=config.describe(), flops=spec.flops(config.shape),
                  bytes=spec.bytes(config.shape, dtypes.size(config.dtype)), triton=triton_ms, torch=torch_ms,
                  empty_launch=empty_ms, baseline=spec.torch_baseline, peak_tflops=peak, roof=roof,

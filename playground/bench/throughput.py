@@ -58,14 +58,24 @@ def measurable(target) -> str:
     if native is None:
         return "no GPU on this machine"
     if native.name != target.name:
-        return f"--target {target.name} is not this machine's GPU ({native.name})"
+        return f"--target {target.label} is not this machine's GPU ({native.name})"
     try:
         import torch
     except ImportError:
         return "torch is not installed, and the measured path runs the kernel through it"
     if not torch.cuda.is_available():
         return "torch sees no CUDA device"
+    if target.gpu and not same_gpu(target.gpu, torch.cuda.get_device_name()):
+        return (f"--target {target.label} names the {devices.get(target).name}; this machine's GPU is the "
+                f"{torch.cuda.get_device_name()}")
     return ""
+
+
+def same_gpu(variant: str, driver_name: str) -> bool:
+    """Whether the driver's name for a GPU ("NVIDIA A100-SXM4-40GB") is the part a devices.VARIANTS name says
+    ("a100-40gb"): every dash-separated word of it, in the name without spaces, dashes and case."""
+    name = "".join(ch for ch in driver_name.lower() if ch not in " -_")
+    return all(word in name for word in variant.split("-"))
 
 
 def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: int | None = None,
@@ -79,7 +89,7 @@ def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: in
         reason = "--num-sms describes another GPU"
     if reason and cuda_graph:
         reason += " (--cuda-graph applies to measurements only)"
-    device = devices.with_num_sms(devices.get(tgt.name), num_sms) if reason else None
+    device = devices.with_num_sms(devices.get(tgt), num_sms) if reason else None
     points = []
     with _progress(len(values), progress and len(values) > 1, f"{spec.name} {dim or ''}") as advance:
         for value in values:
@@ -95,7 +105,7 @@ def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: in
             advance()
     kind = "modelled" if reason else "measured"
     name = device.name if device else points[0].device
-    return BenchResult(kind=kind, kernel=spec.name, target=tgt.name, device=name, points=points,
+    return BenchResult(kind=kind, kernel=spec.name, target=tgt.label, device=name, points=points,
                        sweep_dim=dim, reason=reason)
 
 

@@ -161,7 +161,7 @@ class Comparison:
     def as_dict(self) -> dict:
         def side(s: Side) -> dict:
             c = s.compiled
-            return {"variant": s.label, "kernel": c.spec.name, "file": c.spec.source_path, "target": c.target.name,
+            return {"variant": s.label, "kernel": c.spec.name, "file": c.spec.source_path, "target": c.target.label,
                     "num_warps": c.config.num_warps, "num_stages": c.config.num_stages, "meta": c.config.meta,
                     "shape": c.config.shape, "dtype": c.config.dtype, "hash": c.hash, "figures": s.figures}
         return {"kernel": self.kernel, "stage": self.stage, "normalised": self.normalised,
@@ -296,4 +296,4 @@ def _where(side: Side) -> str:
     c = side.compiled
     cfg = c.config
     meta = ",".join(f"{k}={v}" for k, v in cfg.meta.items())
-    return f"{c.spec.name} on {c.target.name}, num_warps={cfg.num_warps}, num_stages={cfg.num_stages}, {meta}"
+    return f"{c.spec.name} on {c.target.label}, num_warps={cfg.num_warps}, num_stages={cfg.num_stages}, {meta}"

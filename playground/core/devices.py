@@ -9,8 +9,9 @@ Two kinds of number live here, and they have different sources:
   GCNSubtarget; below: "LLVM AMDGPU"), which is what produces the compiler's own `; Occupancy:`
   comment, and AMD's ISA and CDNA/RDNA white papers.
 - per-product numbers (SM/CU count, clock, peak TFLOPS, bandwidth, L2) of the named GPU, from its
-  datasheet or white paper. Another GPU of the same architecture differs only in these; `--num-sms`
-  picks one by SM count (see `with_num_sms`).
+  datasheet or white paper. Another GPU of the same architecture differs only in these: VARIANTS holds the
+  parts with a datasheet here (--target l40s, h100-pcie, ...), and `--num-sms` takes any other by SM count
+  (see `with_num_sms`).
 
 Peak TFLOPS are dense (no 2:4 sparsity), tensor-core/matrix-core numbers for tf32/fp16/bf16/fp8 with
 fp32 accumulation (what `tl.dot` does), and plain fp32 FMA throughput (no tensor cores) for "fp32".
@@ -253,13 +254,51 @@ DEVICES.update({
 })
 
 
-def get(target_name: str) -> Device:
-    """The device table for a target name ("sm_90") or a Target."""
-    name = getattr(target_name, "name", target_name)
-    try:
-        return DEVICES[name]
-    except KeyError:
-        raise UserError(f"no device table for '{name}'; known: {', '.join(DEVICES)}") from None
+# Other GPUs of a target's architecture, by the name --target takes for them: the representative row with
+# the per-product numbers of the part's own datasheet (the per-architecture limits stay). The compile is the
+# architecture's (the same binary, the same cache); occupancy, the roofline and the model use this row.
+# NVIDIA A100 datasheet: 40GB parts (SXM4 and PCIe) 1555 GB/s; the 80GB PCIe part 1935 GB/s; both with the
+# SXM4 80GB's 108 SMs, 1410 MHz and peaks. NVIDIA H100 datasheet (sparse tensor figures halved): the PCIe part
+# 114 SMs at its 1755 MHz boost, 2000 GB/s, FP32 51.2, TF32 378, FP16/BF16 756, FP8 1513 TFLOPS, 80 GB; the NVL
+# 132 SMs at 1785 MHz, 3.9 TB/s, FP32 60, TF32 417.5, FP16/BF16 835.5, FP8 1670.5 TFLOPS, 94 GB. The H800 SXM5
+# is the H100 SXM5's figures for everything here (what differs is NVLink and FP64).
+# NVIDIA L40S datasheet (Ada): 18,176 CUDA cores (142 SMs of 128), 864 GB/s, 48 GB; tensor with FP32
+# accumulate, dense: FP16/BF16 362.05, TF32 183, FP8 733; FP32 91.6 TFLOPS; 2520 MHz boost. Its L2 is not on
+# the datasheet, and sources disagree: 48 MB in TechPowerUp's database; two measurements on an L40 (the same
+# 142-SM AD102 part) find 96 MB: arXiv 2606.22588, and te42kyfo/gpu-benches' gpu-l2-cache/l40.txt, whose L2
+# speed holds to a 92 MB data set and is gone by 110 MB. 96 MB is taken.
+# AMD Instinct MI325X datasheet: the MI300X's 304 CUs and peaks (FP16/BF16 1307.4 TFLOPS dense at 2100 MHz)
+# with 256 GB of HBM3E at 6 TB/s. Its dense matrix clocks from the same AMD blog as the MI300X's: 1354 MHz
+# fp16, 1447 MHz bf16, 1464 MHz fp8.
+VARIANTS = {
+    "a100-40gb": dataclasses.replace(DEVICES["sm_80"], name="A100 40GB", mem_bandwidth_gbs=1555.0, memory_bytes=40 * GB),
+    "a100-pcie": dataclasses.replace(DEVICES["sm_80"], name="A100 80GB PCIe", mem_bandwidth_gbs=1935.0),
+    "h100-pcie": dataclasses.replace(DEVICES["sm_90"], name="H100 PCIe", num_sms=114, clock_ghz=1.755,
+                                     mem_bandwidth_gbs=2000.0, peak_tflops={"fp32": 51.2, "tf32": 378.0, "fp16": 756.0,
+                                                                            "bf16": 756.0, "fp8": 1513.0}),
+    "h100-nvl": dataclasses.replace(DEVICES["sm_90"], name="H100 NVL", clock_ghz=1.785, mem_bandwidth_gbs=3900.0,
+                                    memory_bytes=94 * GB, peak_tflops={"fp32": 60.0, "tf32": 417.5, "fp16": 835.5,
+                                                                       "bf16": 835.5, "fp8": 1670.5}),
+    "h800": dataclasses.replace(DEVICES["sm_90"], name="H800 SXM5"),
+    "l40s": dataclasses.replace(DEVICES["sm_89"], name="L40S", num_sms=142, mem_bandwidth_gbs=864.0, l2_bytes=96 * MB,
+                                memory_bytes=48 * GB, peak_tflops={"fp32": 91.6, "tf32": 183.0, "fp16": 362.05,
+                                                                   "bf16": 362.05, "fp8": 733.0}),
+    "mi325x": dataclasses.replace(DEVICES["gfx942"], name="Instinct MI325X", mem_bandwidth_gbs=6000.0,
+                                  memory_bytes=256 * GB, matrix_clock_ghz={"fp16": 1.354, "bf16": 1.447, "fp8": 1.464}),
+}
+
+
+def get(target) -> Device:
+    """The device row for a Target (its named GPU's, `Target.gpu`, where it has one) or a name: a target
+    ("sm_90") or a named GPU of VARIANTS ("l40s")."""
+    gpu = getattr(target, "gpu", "")
+    if gpu:
+        return VARIANTS[gpu]
+    name = getattr(target, "name", target)
+    found = DEVICES.get(name) or VARIANTS.get(name)
+    if found is None:
+        raise UserError(f"no device table for '{name}'; known: {', '.join([*DEVICES, *VARIANTS])}")
+    return found
 
 
 def with_num_sms(device: Device, n: int | None) -> Device:
@@ -280,13 +319,15 @@ def with_num_sms(device: Device, n: int | None) -> Device:
 
 
 def target_rows() -> list[dict]:
-    """One row per target for `playground targets`: the target and its representative GPU's figures."""
+    """One row per name --target takes, for `playground targets`: each target with its representative GPU's
+    figures, then each other GPU of VARIANTS with its own (and the target whose binary it runs)."""
     from .targets import TARGETS
     rows = []
-    for name, t in TARGETS.items():
-        d = DEVICES[name]
+    for name, d in [*DEVICES.items(), *VARIANTS.items()]:
+        t = TARGETS[d.target]
         rows.append({
-            "target": name, "vendor": d.vendor, "backend": t.backend, "warp_size": t.warp_size, "gpu": d.name,
+            "target": name, "arch": d.target, "vendor": d.vendor, "backend": t.backend, "warp_size": t.warp_size,
+            "gpu": d.name,
             "num_sms": d.num_sms, "max_warps_per_sm": d.max_warps_per_sm, "max_blocks_per_sm": d.max_blocks_per_sm,
             # 32-bit registers per SM (CU, WGP): AMD's VGPR counts are per lane, so times the wave's lanes
             "registers_per_sm": d.regs_per_sm if d.is_nvidia else d.vgprs_per_simd * d.warp_size * d.simds_per_cu,

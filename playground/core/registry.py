@@ -152,7 +152,7 @@ def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Excep
 
     from ..virtual import launches
     from . import targets
-    target = targets.resolve(target).name
+    target = targets.resolve(target).label
     try:
         namespace = launches.read_script(file, target)
     except ImportError:        # no torch: the virtual GPU cannot stand in

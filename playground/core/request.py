@@ -43,7 +43,7 @@ class Request:
         if target in (None, "native") and not isinstance(kernel, KernelSpec):
             target = registry.trace_target(kernel) or target   # a captured launch: its own target by default
         tgt = target if isinstance(target, Target) else targets.resolve(target)
-        spec = kernel if isinstance(kernel, KernelSpec) else registry.load(kernel, tgt.name, args)
+        spec = kernel if isinstance(kernel, KernelSpec) else registry.load(kernel, tgt.label, args)
         overrides = {k: v for k, v in zip(OVERRIDES, (meta, num_warps, num_stages, shape, dtype)) if v is not None}
         config = compiler.resolve_config(spec, meta, num_warps, num_stages, shape, dtype, tgt)
         return cls(spec, tgt, config, overrides)
@@ -86,7 +86,7 @@ class Request:
 
     def ref(self) -> dict:
         """A plain description (strings and numbers) another process rebuilds this request from."""
-        return {"kernel": registry.ref(self.spec), "target": self.target.name, **self.overrides}
+        return {"kernel": registry.ref(self.spec), "target": self.target.label, **self.overrides}
 
     @classmethod
     def from_ref(cls, ref: dict) -> Request:

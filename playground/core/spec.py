@@ -151,7 +151,7 @@ LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")
 def _native_device():
     """The device row of this machine's GPU, or of the default target where there is none."""
     from . import devices, targets
-    return devices.get(targets.resolve("native").name)
+    return devices.get(targets.resolve("native"))
 
 
 def unwrap(kernel) -> tuple:

@@ -1,11 +1,14 @@
-"""Compilation targets by name: sm_80 ... sm_120 for NVIDIA, gfx90a ... gfx1100 for AMD, and native."""
+"""Compilation targets by name: sm_80 ... sm_120 for NVIDIA, gfx90a ... gfx1100 for AMD, and native; and GPUs
+by name: another part of a target's architecture (l40s, h100-pcie, ...: devices.VARIANTS), or the part a
+target's row describes (h100, rtx4090, mi300x, ...)."""
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 
 from ..errors import UserError
-from .devices import DEVICES
+from .devices import DEVICES, VARIANTS
 from .stages import for_backend
 
 DEFAULT = "sm_90"   # what `compile` targets on a machine with no GPU
@@ -17,6 +20,13 @@ class Target:
     backend: str       # "cuda" or "hip", as Triton names them
     arch: int | str    # 90 or "gfx942", as GPUTarget takes it
     warp_size: int     # 32 threads a warp on NVIDIA and RDNA; 64 a wavefront on CDNA
+    gpu: str = ""      # another GPU of this architecture, by its devices.VARIANTS name ("l40s"); "" for the
+                       # part the target's own row describes. The binary is the architecture's either way.
+
+    @property
+    def label(self) -> str:
+        """The name --target took: the GPU's where one was named ("l40s"), else the target's ("sm_89")."""
+        return self.gpu or self.name
 
     @property
     def is_nvidia(self) -> bool:
@@ -44,16 +54,40 @@ def _target(device) -> Target:
 TARGETS = {name: _target(d) for name, d in DEVICES.items()}
 
 
+# The GPU each target's device row describes, by the name people know it by: --target h100 is sm_90.
+REPRESENTED = {"a100": "sm_80", "rtx3090": "sm_86", "rtx4090": "sm_89", "h100": "sm_90", "b200": "sm_100",
+               "rtx5090": "sm_120", "mi250x": "gfx90a", "mi300x": "gfx942", "mi355x": "gfx950", "rx7900xtx": "gfx1100"}
+
+
+def _compact(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch not in " -_")
+
+
+_BY_GPU = {_compact(gpu): gpu for gpu in VARIANTS}
+
+
 def resolve(name: str | None) -> Target:
-    """A target by name; `native` (or None) is the local GPU, or sm_90 when there is none."""
+    """A target by name; `native` (or None) is the local GPU, or sm_90 when there is none. A GPU's name (any case,
+    with or without dashes: "L40S", "h100-pcie", "H100_PCIe") is its architecture's target with that GPU's row."""
     if name in (None, "native"):
         return native() or TARGETS[DEFAULT]
     if not name.strip():
-        raise UserError(f"--target is empty; known targets: native, {', '.join(TARGETS)}")
+        raise UserError(f"--target is empty; known targets: {known()}")
     key = name.strip().lower().replace("sm", "sm_").replace("sm__", "sm_") if name.lower().startswith("sm") else name.lower()
     if key in TARGETS:
         return TARGETS[key]
-    raise UserError(f"unknown target '{name}'; known targets: native, {', '.join(TARGETS)}")
+    compact = _compact(name)
+    if compact in _BY_GPU:
+        gpu = _BY_GPU[compact]
+        return dataclasses.replace(TARGETS[VARIANTS[gpu].target], gpu=gpu)
+    if compact in REPRESENTED:
+        return TARGETS[REPRESENTED[compact]]
+    raise UserError(f"unknown target '{name}'; known targets: {known()}")
+
+
+def known() -> str:
+    """The names --target takes, for an error message."""
+    return f"native, {', '.join(TARGETS)}; GPUs: {', '.join([*REPRESENTED, *VARIANTS])}"
 
 
 def has_gpu() -> bool:

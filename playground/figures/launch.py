@@ -78,7 +78,7 @@ def ctas(compiled) -> int:
 
 def device_of(compiled):
     from ..core import devices
-    return devices.get(compiled.target.name)
+    return devices.get(compiled.target)
 
 
 def grid_of(spec: KernelSpec, shape: dict, meta: dict, device=None) -> tuple[int, int, int]:
@@ -141,7 +141,7 @@ def plan(compiled, num_sms: int | None = None, first: int = 16) -> Launch:
     grid = grid_of(spec, cfg.shape, cfg.meta, device_of(compiled))
     owned = tiles(spec, cfg.shape, cfg.meta, device_of(compiled))
     threads = compiled.threads_per_block
-    return Launch(kernel=spec.name, target=compiled.target.name, shape=dict(cfg.shape), meta=dict(cfg.meta),
+    return Launch(kernel=spec.name, target=compiled.target.label, shape=dict(cfg.shape), meta=dict(cfg.meta),
                   grid=grid, ctas=math.prod(grid), warps_per_cta=threads // compiled.target.warp_size, threads_per_cta=threads,
                   tile_dims=len(owned[0]) if owned else 0,
                   tile_counts=_counts(work_tiles(spec, cfg.shape, cfg.meta) or owned) if owned else (),

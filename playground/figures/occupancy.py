@@ -226,7 +226,7 @@ def round_up(n: int, unit: int) -> int:
 def of(compiled, num_sms: int | None = None) -> Occupancy:
     """Occupancy of a compiled kernel at its launch configuration, from the artefact's real resources."""
     from ..core import devices
-    device = devices.with_num_sms(devices.get(compiled.target.name), num_sms)
+    device = devices.with_num_sms(devices.get(compiled.target), num_sms)
     r = compiled.resources
     threads = compiled.threads_per_block
     sgprs = None if compiled.target.is_nvidia else r.sgprs
@@ -310,7 +310,7 @@ def question(arch: str, threads: int, regs: int, smem: int, grid: int | None = N
              sgprs: int | None = None) -> Occupancy:
     """The standalone calculator: an architecture by name and a block's resources, with the what-if hints."""
     from ..core import devices, targets
-    device = devices.with_num_sms(devices.get(targets.resolve(arch).name), num_sms)
+    device = devices.with_num_sms(devices.get(targets.resolve(arch)), num_sms)
     occ = compute(device, threads, regs, smem, grid=grid, sgprs=sgprs)
     occ.hints = hints(occ)
     return occ

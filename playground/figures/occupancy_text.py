@@ -98,7 +98,7 @@ def report_lines(occ: Occupancy, compiled=None) -> list[str]:
     if compiled is not None:
         cfg, r = compiled.config, compiled.resources
         meta = ", ".join(f"{k}={v}" for k, v in cfg.meta.items())
-        lines.append(f"{compiled.spec.name} on {compiled.target.name}: num_warps={cfg.num_warps} ({occ.threads} threads), "
+        lines.append(f"{compiled.spec.name} on {compiled.target.label}: num_warps={cfg.num_warps} ({occ.threads} threads), "
                      f"num_stages={cfg.num_stages}{', ' + meta if meta else ''}")
         spills = f"{r.spill_store_bytes} B spill stores, {r.spill_load_bytes} B spill loads" if r.spills else "no spills"
         lines.append(f"resources   {occ.registers} {'registers per thread' if compiled.target.is_nvidia else 'VGPRs'}; "

@@ -219,12 +219,12 @@ def active_blocks(compiled) -> tuple[int | None, str]:
     except Exception as e:  # a target the calculator does not cover: say so, keep the roofline
         return None, f"occupancy not computed ({e}): no wave quantisation"
     if not occ.launchable:
-        return 0, f"cannot launch on {compiled.target.name}: {occ.reason}"
+        return 0, f"cannot launch on {compiled.target.label}: {occ.reason}"
     return occ.active_blocks_per_sm, ""
 
 
 def model(compiled, device=None) -> Model:
-    device = device or devices.get(compiled.target.name)
+    device = device or devices.get(compiled.target)
     spec, cfg = compiled.spec, compiled.config
     if spec.flops is None or spec.bytes is None:
         raise UserError(f"{spec.name}: nothing to model: no FLOP or byte count is known for it (only a KernelSpec gives them)")
@@ -244,7 +244,7 @@ def model(compiled, device=None) -> Model:
         notes.append(f"the {_mb(nbytes)} moved fit in the {_mb(device.l2_bytes)} L2: a warm measurement "
                      f"can beat the DRAM roof; the model assumes every byte comes from DRAM")
     notes.append("launch overhead (a few microseconds per call) is not modelled")
-    return Model(kernel=spec.name, target=compiled.target.name, device=device.name, shape=dict(cfg.shape),
+    return Model(kernel=spec.name, target=compiled.target.label, device=device.name, shape=dict(cfg.shape),
                  dtype=cfg.dtype, config=cfg.describe(), estimate=est, roof=roof, peak_tflops=peak,
                  bandwidth_gbs=device.mem_bandwidth_gbs, l2_bytes=device.l2_bytes,
                  active_blocks_per_sm=blocks, num_sms=device.num_sms, dram_sms=dram_sms, notes=notes)

@@ -170,8 +170,8 @@ def install(target: str, element: int, matrix: str) -> list[dict]:
     import torch._inductor.config as inductor_config
     from torch._inductor import select_algorithm
 
-    from ..core import devices
-    device = devices.get(target)
+    from ..core import devices, targets
+    device = devices.get(targets.resolve(target))
     inductor_config.max_autotune = True
     inductor_config.benchmark_epilogue_fusion = False     # no GPU to time fused against unfused
     inductor_config.compile_threads = 1                   # the fakes live in this process only

@@ -59,7 +59,7 @@ def run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, shapes
         raise UserError(f"--run-shape: name the same tensors as --shape ({', '.join(shapes)})")
     try:
         answer = ask_child({"expr": expr, "shapes": used, "torch_dtype": dtypes.get(dtype).torch,
-                            "target": tgt.name, "run": True, "dtype": dtype, "seed": seed,
+                            "target": tgt.label, "run": True, "dtype": dtype, "seed": seed,
                             "max_autotune": max_autotune, "real_device": real_device})
     except UserError as e:
         if used == shapes:
@@ -69,7 +69,7 @@ def run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, shapes
     made = read(answer["wrapper"], expr, used, dtype, tgt, "", answer["torch"])
     found = answer["check"]
     chosen = "given" if shapes_to_run else "as asked" if used == shapes else "scaled"
-    return PlanCheck(expr=expr, target=tgt.name, shapes=used, chosen=chosen, device=found.get("device"),
+    return PlanCheck(expr=expr, target=tgt.label, shapes=used, chosen=chosen, device=found.get("device"),
                      kernels={s.name: found["configs_per_kernel"].get(s.name, 1) for s in made.kernels},
                      library_calls=[s.name for s in made.steps if s.kind == "library"], runs=found["runs"])
 

@@ -63,7 +63,8 @@ def compare(plans: list[Plan]) -> Comparison:
 
 def device_line(target: str) -> str:
     """What Inductor reads from the device, as the device table gives it."""
-    device, tgt = devices.get(target), targets.resolve(target)
+    tgt = targets.resolve(target)
+    device = devices.get(tgt)
     if not tgt.is_nvidia:
         return f"{target}: {device.name}, {device.num_sms} CUs, wavefront {tgt.warp_size}"
     return f"{target}: {device.name}, {device.num_sms} SMs, capability {tgt.arch // 10}.{tgt.arch % 10}"

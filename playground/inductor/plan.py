@@ -139,10 +139,10 @@ def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: s
     """Ask Inductor, in a child process, what it would launch for `expr` on `target` (`real_device`: the
     CUDA GPU of this machine, planned for with no fakes)."""
     tgt = plannable_target(target)
-    answer = ask_child({"expr": expr, "shapes": shapes, "torch_dtype": dtypes.get(dtype).torch, "target": tgt.name,
+    answer = ask_child({"expr": expr, "shapes": shapes, "torch_dtype": dtypes.get(dtype).torch, "target": tgt.label,
                         "max_autotune": max_autotune, "real_device": real_device})
     from ..core import devices
-    made = read(answer["wrapper"], expr, shapes, dtype, tgt, devices.get(tgt.name).name, answer["torch"])
+    made = read(answer["wrapper"], expr, shapes, dtype, tgt, devices.get(tgt).name, answer["torch"])
     made.kernels_read = answer.get("kernels", {})
     made.eager_peak_bytes = answer.get("eager_peak_bytes")
     made.autotune = answer.get("autotune", [])
@@ -255,7 +255,7 @@ def read(wrapper: str, expr: str, shapes: dict, dtype: str, tgt, device: str, to
             steps.append(_triton_step(len(steps) + 1, name, kernels[name], aten, args,
                                       {b["name"]: b["bytes"] for b in buffers}))
         aten = []
-    return Plan(expr=expr, shapes=shapes, dtype=dtype, target=tgt.name, device=device, torch_version=torch_version,
+    return Plan(expr=expr, shapes=shapes, dtype=dtype, target=tgt.label, device=device, torch_version=torch_version,
                 steps=steps, buffers=buffers, reused=reused, peak_bytes=peak, wrapper=wrapper)
 
 

@@ -137,7 +137,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     knows its own (launch_metadata, its tensors, its grid); its bytes then move through DRAM and L2 once, with
     no re-reads (a capture knows its bytes, not its passes).
     """
-    device = device or devices.get(compiled.target.name)
+    device = device or devices.get(compiled.target)
     spec, cfg = compiled.spec, compiled.config
     if work is None and spec.work_basis:
         # counts from the launch's arguments (core/work.py), not a spec's schedule: modelled as `run` does
@@ -204,7 +204,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     shares = {typical.bound: typical.body / typical.seconds, "fill": typical.fill / typical.seconds,
               "launch": typical.launch / typical.seconds}
     busy = {r: t / typical.body for r, t in typical.terms.items()}
-    return Explanation(kernel=spec.name, target=compiled.target.name, device=device.name, shape=dict(cfg.shape),
+    return Explanation(kernel=spec.name, target=compiled.target.label, device=device.name, shape=dict(cfg.shape),
                        dtype=cfg.dtype, config=cfg.describe(), seconds=typical.seconds,
                        low=scenarios["optimistic"].seconds, high=scenarios["pessimistic"].seconds,
                        bound=typical.bound, shares=shares, busy=busy, scenarios=scenarios, figures=figures,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..artefact import disasm, sourcemap
 from ..artefact.compiler import Compiled
+from ..core import devices
 from ..core import stages as stage_table
 from ..errors import UserError
 from ..units import kib
@@ -50,7 +51,8 @@ def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
     lines = [
         f"kernel      {c.spec.name} ({c.name}) from {_short(c.spec.source_path)}"
         + (f", opened as {c.spec.loaded_from}" if c.spec.loaded_from else ""),
-        f"target      {c.target.name} ({c.target.backend}, warp size {c.target.warp_size})",
+        f"target      {c.target.name} ({c.target.backend}, warp size {c.target.warp_size})"
+        + (f"; the GPU is the {devices.get(c.target).name} ({c.target.gpu}): {c.target.name}'s binary" if c.target.gpu else ""),
         f"launch      num_warps={cfg.num_warps} ({_threads(c)}), "
         f"num_stages={cfg.num_stages}",
         f"meta        {meta}",
@@ -143,7 +145,7 @@ def summary(c: Compiled, stages: list[str] = ()) -> dict:
     cfg = c.config
     data = {
         "kernel": c.spec.name, "function": c.name, "file": c.spec.source_path,
-        "target": c.target.name, "backend": c.target.backend, "warp_size": c.target.warp_size,
+        "target": c.target.label, "backend": c.target.backend, "warp_size": c.target.warp_size,
         "num_warps": cfg.num_warps, "num_stages": cfg.num_stages, "meta": cfg.meta,
         "shape": cfg.shape, "dtype": cfg.dtype, "specialization": c.specialization, "options": c.options,
         "resources": c.resources.as_dict(), "compile_seconds": round(c.compile_seconds, 4),

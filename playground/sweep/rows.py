@@ -36,12 +36,13 @@ FIGURES_FILE = "playground-sweep-row.json"
 
 
 def figures_key(request, kernel_hash: str, config: dict, num_sms) -> str:
-    """Everything a row's figures depend on: the binary, the config and problem, the GPU's SM count,
-    the spec's file (grid, FLOP and byte counts) and the playground code that reads the binary."""
+    """Everything a row's figures depend on: the binary, the config and problem, the GPU (the target's own or
+    another of its architecture: the binary is the same) and its SM count, the spec's file (grid, FLOP and byte
+    counts) and the playground code that reads the binary."""
     import hashlib
     cfg = request.config
     parts = ["sweep-row", kernel_hash, repr(sorted(config.items())), repr(sorted(cfg.shape.items())), cfg.dtype,
-             repr(num_sms), _digest_file(request.spec.source_path), versions.code_fingerprint()]
+             request.target.label, repr(num_sms), _digest_file(request.spec.source_path), versions.code_fingerprint()]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -95,7 +96,7 @@ def _model(c, num_sms) -> dict:
     if c.spec.flops is None or c.spec.bytes is None:
         return _NOT_MODELLED                           # the spec gives nothing to model
     try:
-        device = devices.with_num_sms(devices.get(c.target.name), num_sms)
+        device = devices.with_num_sms(devices.get(c.target), num_sms)
     except UserError:
         return _NOT_MODELLED                           # no device table: nothing to model against
     from ..model import explain

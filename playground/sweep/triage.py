@@ -69,11 +69,11 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
     tgts = list(targets)
     if not tgts:
         raise UserError("--target: name at least one target")
-    if len({t.name for t in tgts}) != len(tgts):
+    if len({t.label for t in tgts}) != len(tgts):
         raise UserError("--target: a target is named twice")
     if num_sms is not None:   # a bad --num-sms is the user's error, not every row's
         for t in tgts:
-            devices.with_num_sms(devices.get(t.name), num_sms)
+            devices.with_num_sms(devices.get(t), num_sms)
     cluster = ray is not None and ray != "local"
     if ray is not None:
         from . import ray_pool
@@ -103,7 +103,7 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
         nonlocal done
         if origin == "compiled" and result.get("cache_hit"):     # a worker found it in Triton's cache
             origin = "cache"
-        rows[task["index"]] = {"target": task["target"].name, "config": task["config"], **result}
+        rows[task["index"]] = {"target": task["target"].label, "config": task["config"], **result}
         origins[task["index"]] = origin if result["status"] == "ok" or origin == "rejected" else "failed"
         done += 1
         if on_row:
@@ -138,7 +138,7 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
     elif misses:
         from .pool import in_workers  # the process pool's imports, only when something must compile
         in_workers(misses, workers, finish, timeout)
-    result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.name for t in tgts], configs=configs,
+    result = Sweep(kernel=spec.name, shape=shape, dtype=dtype, targets=[t.label for t in tgts], configs=configs,
                    rows=rows, seconds=time.perf_counter() - start, compiled=origins.count("compiled"),
                    cached=origins.count("cache"), failed=origins.count("failed") + origins.count("rejected"),
                    rejected=origins.count("rejected"), workers=workers, warnings=shape_warnings(spec, shape, dtype),

@@ -53,7 +53,7 @@ class Recorder:
         self.gpu = gpu
         self.execute = execute
         self._compiled: dict = {}       # variant hash -> its rebuilt Compiled, for the performance model
-        self.device = devices.get(gpu.target.name)
+        self.device = devices.get(gpu.target)
         self.launches: list[dict] = []
         self.variants: dict[str, dict] = {}        # hash -> variant (insertion order = first seen)
         self.autotune: list[dict] = []
@@ -209,12 +209,12 @@ class Recorder:
         """The variant through the project's pipeline: prove the same binary, then read its figures."""
         if variant.get("figures_done"):
             if variant.pop("source_from_warmup", False) and variant["source"] and "args" in record:
-                variant["source"] = launches.source_of(record, self.gpu.target.name)   # the launch's grid
+                variant["source"] = launches.source_of(record, self.gpu.target.label)   # the launch's grid
             return
         variant["figures_done"] = True
         variant["source_from_warmup"] = record.get("warmup_only", False)
         try:
-            source = launches.source_of(record, self.gpu.target.name)
+            source = launches.source_of(record, self.gpu.target.label)
             request = launches.request_for(source, jit)
             compiled = request.compile()
         except Exception as e:       # a launch the pipeline cannot rebuild: say so, keep the capture
@@ -310,7 +310,7 @@ class Recorder:
     def as_dict(self) -> dict:
         variants = [{k: v for k, v in var.items() if k not in ("figures_done", "source_from_warmup")}
                     for var in self.variants.values()]
-        return {"target": self.gpu.target.name, "device": self.device.name, "executed": self.execute,
+        return {"target": self.gpu.target.label, "device": self.device.name, "executed": self.execute,
                 "launches": self.launches, "variants": variants, "autotune": self.autotune,
                 "messages": self.messages, "host_seconds": self.host_clock, "gpu_seconds": self.gpu.stream_end}
 

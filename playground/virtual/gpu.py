@@ -25,7 +25,7 @@ class VirtualGPU:
 
     def __init__(self, target_name: str):
         self.target = targets.resolve(target_name)
-        self.device = devices.get(self.target.name)
+        self.device = devices.get(self.target)
         self.stream_ends: dict[int, float] = {}    # stream -> seconds since start when its queued work ends
         self.running: list[tuple[float, float]] = []   # (end, share of the SMs) of each kernel placed so far
         self.last_start = 0.0                       # when the kernel launched last started

@@ -38,7 +38,7 @@ def run_script(script: str, args: list[str], target: str, execute: bool = True, 
     path = Path(script)
     if not path.is_file():
         raise UserError(f"no such script: {script}")
-    target_name = targets.resolve(target).name
+    target_name = targets.resolve(target).label
     from ..lifecycle import child_env, run_child
     # the JIT must compile for the target (the capture interprets): no TRITON_INTERPRET in the child
     code, trace, _ = run_child("playground.virtual.child", {"target": target_name, "execute": execute,

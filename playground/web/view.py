@@ -41,7 +41,7 @@ def view(c, stages: list[str] | None = None, source: str | None = None, display_
     stages = stages or list(FIRST_PANES[c.target.backend])
     data = {
         "kernel": c.spec.name, "function": c.name, "file": display_file or file,
-        "target": c.target.name, "backend": c.target.backend,
+        "target": c.target.label, "backend": c.target.backend,
         "config": {"num_warps": c.config.num_warps, "num_stages": c.config.num_stages, "meta": c.config.meta,
                    "shape": c.config.shape, "dtype": c.config.dtype},
         "dtypes": list(getattr(c.spec, "dtypes", None) or [c.config.dtype]),

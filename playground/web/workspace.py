@@ -15,7 +15,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ..core import params, registry, targets
+from ..core import devices, params, registry, targets
 from ..core.request import Request
 from ..errors import KernelFailure, UserError
 from . import view
@@ -30,7 +30,7 @@ class Workspace:
         self.lock = threading.RLock()
         self._scratch: Path | None = None          # made at the first edit, removed by close()
         self.trace_path: str | None = None
-        self.default_target = targets.resolve(target or "native").name
+        self.default_target = targets.resolve(target or "native").label
         if ref.endswith(".json") and "#" not in ref:      # a trace: its launches, the first variant opened
             from ..virtual import launches
             trace = launches.load_trace(ref)
@@ -69,7 +69,7 @@ class Workspace:
     def state(self) -> dict:
         return {"ref": self.ref, "kernel": self.name, "file": str(self.file), "editable": self.editable,
                 "source": self.opened.decode("utf-8", errors="replace"), "target": self.default_target,
-                "targets": list(targets.TARGETS), "trace": self.launches() if self.trace_path else None,
+                "targets": [*targets.TARGETS, *devices.VARIANTS], "trace": self.launches() if self.trace_path else None,
                 "stages": {backend: view.stages_of(backend) for backend in ("cuda", "hip")}}
 
     LAUNCHES_SHOWN = 1000     # a timed sweep launches thousands of times; the table keeps the first ones
@@ -158,7 +158,7 @@ class Workspace:
             sides, figures = [], []
             for c in (ca, cb):
                 shown = stage if stage in view.pane_stages(c.target) else view.FIRST_PANES[c.target.backend][0]
-                sides.append({"target": c.target.name, "stage": shown, "figures": view.figures(c),
+                sides.append({"target": c.target.label, "stage": shown, "figures": view.figures(c),
                               "lines": view.stage_lines(c, shown)})
                 figures.append(diff.figures(c, shown))
             (res_a, mix_a), (res_b, mix_b) = figures
