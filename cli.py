@@ -581,7 +581,7 @@ def sweep_command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as
     if target in (None, "native"):
         target = registry.trace_target(kernel) or "native"     # a captured launch: its own target
     tgts = [targets.resolve(t.strip()) for t in target.split(",") if t.strip()]
-    spec = registry.load(kernel, tgts[0].name if tgts else None)
+    spec = registry.load(kernel, tgts[0].label if tgts else None)
     with _progress(not no_progress, "compiling") as on_row:
         result = triage.run(spec, tgts, space.parse_ranges(meta), params.parse_assignments(shape, "--shape"),
                            dtype, jobs, num_sms, on_row=on_row, timeout=timeout, ray=ray_address)
@@ -731,7 +731,7 @@ def grid_command(kernel, target, meta, num_warps, num_stages, shape, dtype, time
 @main.command("occupancy")
 @click.argument("kernel", required=False)
 @kernel_options
-@click.option("--arch", default=None, help="Without KERNEL: the target to ask about (sm_86, gfx942, ...).")
+@click.option("--arch", default=None, help="Without KERNEL: the target to ask about (sm_86, gfx942, ...), or a GPU by name (l40s, ...).")
 @click.option("--threads", default=None, metavar="T", help="Without KERNEL: threads per block.")
 @click.option("--regs", default=None, metavar="R", help="Without KERNEL: registers per thread (AMD: VGPRs).")
 @click.option("--smem", default=None, metavar="BYTES",
@@ -783,7 +783,7 @@ def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype,
 @main.command("run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.argument("script")
 @click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
-@click.option("--target", "-t", default=None, help=f"The virtual GPU: {', '.join(TARGETS)} (default {DEFAULT}).")
+@click.option("--target", "-t", default=None, help=f"The virtual GPU: {', '.join(TARGETS)} (default {DEFAULT}), or a GPU by name (l40s, h100-pcie, ...: `playground targets` lists them).")
 @click.option("--no-exec", is_flag=True, help="Compile, capture and model every launch, but run none of them "
                                                 "(for scripts whose numbers do not matter).")
 @click.option("--json", "as_json", is_flag=True, help="Print the capture as one JSON object (the script's own "

@@ -138,3 +138,18 @@ def test_a_gpu_by_name_is_its_architectures_target_with_its_own_row():
     assert all(devices.get(arch).target == arch for arch in targets.REPRESENTED.values())
     with pytest.raises(UserError, match="unknown target 'l40'; known targets: native, sm_80.*GPUs: a100, .*l40s"):
         targets.resolve("l40")
+
+
+def test_the_driver_names_a_gpu_by_its_words_and_memory():
+    """On a GPU, the measured path starts from the row of the part the driver names (an L40S's per-SM tensor rate
+    is twice an RTX 4090's, both sm_89); a memory size in the name must be the part's."""
+    assert devices.same_gpu("a100-40gb", "NVIDIA A100-SXM4-40GB") and devices.same_gpu("h100-pcie", "NVIDIA H100 PCIe")
+    assert devices.same_gpu("a100-pcie", "NVIDIA A100 80GB PCIe") and not devices.same_gpu("a100-pcie", "NVIDIA A100-PCIE-40GB")
+    assert not devices.same_gpu("h100-pcie", "NVIDIA H100 80GB HBM3")
+    rows = {name: devices.for_driver_name(targets.resolve(arch), name).name for arch, name in (
+        ("sm_89", "NVIDIA L40S"), ("sm_89", "NVIDIA GeForce RTX 4090"), ("sm_80", "NVIDIA A100-PCIE-40GB"),
+        ("sm_90", "NVIDIA H100 80GB HBM3"), ("gfx942", "AMD Instinct MI325X"))}
+    assert rows == {"NVIDIA L40S": "L40S", "NVIDIA GeForce RTX 4090": "GeForce RTX 4090",
+                    "NVIDIA A100-PCIE-40GB": "A100 40GB", "NVIDIA H100 80GB HBM3": "H100 SXM5 80GB",
+                    "AMD Instinct MI325X": "Instinct MI325X"}
+    assert devices.for_driver_name(targets.resolve("l40s"), "anything").name == "L40S"    # named: that row

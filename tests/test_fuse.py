@@ -330,3 +330,14 @@ def test_a_template_without_a_stand_in_keeps_the_tile_traffic_estimate():
     # the stand-in's figures in fp16, where it applies
     fp16 = autotune.model("Triton template", config, 1024, 1024, 1024, 1, 2, devices.get("sm_90"), "fp16", "sm_90")
     assert fp16["basis"].startswith("performance model on kernels/gemm.py") and fp16["shared_bytes"] > 0
+
+
+def test_a_gpu_by_name_is_planned_with_its_own_sm_count():
+    """An H100 PCIe's 114 SMs take 240 row sums at two a SM, as an A100's 108 do: one kernel where the SXM part
+    splits each row; the plan keeps the name given (its target, and what `fuse#N` reopens)."""
+    done = fuse("x.sum(dim=-1)", "--shape", "x=240x65536", "--dtype", "fp32", "--target", "sm_90,h100-pcie", "--json")
+    assert done.returncode == 0, done.stderr
+    both = json.loads(done.stdout)
+    assert both["targets"] == ["sm_90", "h100-pcie"]
+    assert [p["device"] for p in both["plans"]] == ["H100 SXM5 80GB", "H100 PCIe"]
+    assert both["differences"][0] == "launches: sm_90 2, h100-pcie 1"

@@ -614,3 +614,26 @@ def test_hopper_and_ada_l2_rates_are_the_a100s_white_paper_rate_scaled_by_one_mi
     ampere_gaming = explain.explain(_gemm("sm_86", num_warps=4))
     assert "no published L2 bandwidth for sm_86: L2 is not modelled" in ampere_gaming.notes
     assert "l2" not in ampere_gaming.scenarios["typical"].terms
+
+
+# ---- a GPU by name: the architecture's binary, the part's row, the architecture's constants -----------------
+
+def test_a_named_gpu_is_modelled_on_its_own_row_with_its_architectures_constants():
+    """The label ("l40s") is what the user named; the model's constants are keyed on the architecture
+    (sm_89), so a spilling kernel keeps its spills row, and the time is the L40S's (142 SMs, 864 GB/s)."""
+    spilling = dict(meta={"BLOCK_SIZE_M": 256, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32}, num_warps=4, num_stages=2)
+    rtx = explain.explain(Request.of("gemm", "sm_89", **spilling).compile())
+    l40s = explain.explain(Request.of("gemm", "l40s", **spilling).compile())
+    assert (l40s.target, l40s.device, rtx.device) == ("l40s", "L40S", "GeForce RTX 4090")
+    spills = [dict(explain.rows(e)).get("spills", "") for e in (rtx, l40s)]
+    assert all("served by L1" in s for s in spills)
+    # a stream from DRAM: the L40S's 864 GB/s against the RTX 4090's 1008
+    rtx, l40s = (explain.explain(Request.of("vector_add", t, shape={"N": 2**26}).compile()) for t in ("sm_89", "l40s"))
+    assert l40s.seconds / rtx.seconds == pytest.approx(1008 / 864, rel=0.03)
+
+
+def test_an_amd_gpu_by_name_counts_cus():
+    for target in ("gfx942", "mi325x"):
+        waves = next(line for line in roofline.lines(roofline.model(Request.of("vector_add", target).compile()))
+                     if line.startswith("modelled  waves"))
+        assert "x 304 CUs)" in waves, waves

@@ -148,6 +148,12 @@ def test_waves_and_the_tail():
     assert (occ.waves, occ.last_wave_ctas) == (1, 264)
 
 
+def test_the_calculator_takes_a_gpu_by_name():
+    """--arch l40s: Ada's limits per SM, the L40S's 142 SMs for the waves."""
+    occ = occupancy.question("l40s", 256, 128, 49152, grid=1024)
+    assert (occ.device, occ.num_sms, occ.active_blocks_per_sm, occ.ctas_per_wave) == ("L40S", 142, 2, 284)
+
+
 def test_hints_name_the_nearest_change():
     # sm_90, 2 blocks tied between registers and shared memory: 3 blocks need 24 warps = 6 per partition, so
     # <= 16384 // 6 = 2730 -> 2560 registers a warp = 80 per thread; and 233472 // 3 = 77824 - 1024 = 76800 B

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -59,10 +60,58 @@ def test_an_aligned_and_a_misaligned_view_are_two_variants():
     assert second["specialised"] == ["output_ptr: 16-byte aligned"]   # the fresh output only
 
 
-@pytest.mark.parametrize("target, sms", [("sm_90", 132), ("sm_80", 108)])
+@pytest.mark.parametrize("target, sms", [("sm_90", 132), ("sm_80", 108), ("h100-pcie", 114)])
 def test_a_persistent_kernel_sized_from_the_device_gets_one_program_per_sm(target, sms):
     run = captured("persistent.py", target)
     assert run.exit_code == 0 and run.launches[0]["grid"] == [sms, 1, 1]
+    if target == "h100-pcie":          # a GPU by name: the trace keeps the name, and its variants reopen on it
+        assert (run.trace["target"], run.trace["device"]) == ("h100-pcie", "H100 PCIe")
+        assert run.variants[0]["source"]["target"] == "h100-pcie"
+
+
+def test_a_file_that_asks_the_device_at_import_is_read_on_the_gpu_named(tmp_path):
+    """sweep and grid read a user's file on a virtual GPU of --target when it cannot be imported as it is:
+    a GPU by name answers with its own SM count (142 on an L40S, 128 on sm_89's RTX 4090)."""
+    kernel = tmp_path / "persistent_copy.py"
+    kernel.write_text(textwrap.dedent("""\
+        import torch
+        import triton
+        import triton.language as tl
+
+        from playground.core.spec import KernelSpec, Tensor
+
+        NUM_SMS = torch.cuda.get_device_properties(0).multi_processor_count
+
+
+        @triton.jit
+        def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            for start in range(tl.program_id(0) * BLOCK, n, tl.num_programs(0) * BLOCK):
+                offs = start + tl.arange(0, BLOCK)
+                tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+        SPEC = KernelSpec(
+            name="persistent_copy", kernel=copy_kernel, description="a copy, one program per SM",
+            tensors={"x": Tensor(("N",)), "out": Tensor(("N",), output=True)},
+            args=lambda x, out, N: (x, out, N), grid=lambda shape, meta: (NUM_SMS,),
+            meta={"BLOCK": 1024}, num_warps=4, default_shape={"N": 1 << 22}, dtypes=("fp32",),
+            reference=lambda x: x, flops=lambda s: 0, bytes=lambda s, e: 2 * s["N"] * e)
+        """))
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TRITON_CACHE_DIR": str(tmp_path / "cache")}   # no kept rows
+    for target, sms in (("sm_89", 128), ("l40s", 142)):      # the L40S's binary is in the cache: the parent reads
+        done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "sweep", str(kernel), "--target", target,
+                               "-m", "num_warps=4", "--json", "--no-progress"], capture_output=True, text=True, env=env)
+        assert done.returncode == 0, done.stderr
+        (row,) = json.loads(done.stdout)["rows"]
+        assert (row["target"], row["grid"]) == (target, sms), row
+    # one process reads the file once, on one GPU: several targets there would all get that GPU's answers
+    for args in (["sweep", kernel, "--target", "sm_89,l40s"], ["diff", kernel, "--target", "sm_89", "--a", "target=l40s",
+                                                               "--b", "num_warps=8"]):
+        refused = subprocess.run([sys.executable, str(ROOT / "cli.py"), *map(str, args)], capture_output=True, text=True,
+                                 env=env)
+        assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == (
+            f"error: {kernel} asks the device as it loads, and was read on a virtual sm_89: what it defines is that "
+            f"GPU's, not l40s's; name one target at a time"), refused.stderr
 
 
 @pytest.mark.parametrize("target, sms", [("sm_90", 132), ("sm_80", 108)])
@@ -86,7 +135,7 @@ def test_autotune_picks_the_config_the_model_says_is_fastest():
     tuning, final = run.launches[:-1], run.launches[-1]
     assert len(tuning) == 2 and all(r["timed"] and not r["executed"] for r in tuning)
     assert final["executed"] and not final["new_compile"]        # the pick, served by the JIT's cache
-    assert run.trace["messages"][-1].endswith("by modelled time on the virtual sm_90 (not measured)")
+    assert run.trace["messages"][-1].endswith("by modelled time on the virtual H100 SXM5 80GB (sm_90, not measured)")
 
 
 def test_tensor_descriptors_host_and_device_side():

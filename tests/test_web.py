@@ -163,6 +163,17 @@ def test_a_scratch_folder_is_made_only_for_an_edit(kernel_copy):
     assert not scratch.exists()
 
 
+def test_the_page_offers_the_gpus_by_name_and_their_backends(kernel_copy):
+    workspace = Workspace(str(kernel_copy), "l40s")
+    try:
+        state = workspace.state()
+        assert state["target"] == "l40s" and {"l40s", "h100-pcie", "mi325x"} <= set(state["targets"])
+        assert (state["backends"]["l40s"], state["backends"]["mi325x"], state["backends"]["gfx942"]) == \
+            ("cuda", "hip", "hip")
+    finally:
+        workspace.close()
+
+
 def test_the_controls_change_the_compile(client):
     c, _ = client
     data = api(c, "/api/compile", {"target": "sm_80", "num_warps": "8", "meta": "BLOCK_SIZE=2048"}).json()

@@ -117,7 +117,8 @@ def guards(m: Measured) -> list[str]:
 
 
 def local_device(target):
-    """The local GPU's table: the arch's per-SM rates from devices.py, this GPU's SMs, clock and bandwidth.
+    """The local GPU's table: the per-SM rates of its row in devices.py (the named GPU's where the driver's name is
+    one of devices.VARIANTS, an L40S say; else the architecture's), this GPU's SMs, clock and bandwidth.
 
     SM count, boost clock, memory clock and bus width come from the driver (Triton's
     get_device_properties). Bandwidth = memory clock x bus width x 2 (double data rate), as
@@ -125,10 +126,11 @@ def local_device(target):
     own arithmetic. On AMD the driver's memory clock does not give the datasheet bandwidth, so the
     table's bandwidth stays.
     """
+    import torch
     from triton.runtime import driver
 
-    table = devices.get(target)
     index = driver.active.get_device_interface().current_device()
+    table = devices.for_driver_name(target, torch.cuda.get_device_name(index))
     props = driver.active.utils.get_device_properties(index)
     device = devices.with_num_sms(table, props.get("multiprocessor_count") or table.num_sms)
     clock_ghz = (props.get("sm_clock_rate") or 0) / 1e6 or table.clock_ghz
@@ -136,7 +138,6 @@ def local_device(target):
     bandwidth = table.mem_bandwidth_gbs
     if table.is_nvidia and props.get("mem_clock_rate") and props.get("mem_bus_width"):
         bandwidth = props["mem_clock_rate"] * props["mem_bus_width"] * 2 / 1e6 / 8
-    import torch
     return dataclasses.replace(device, name=torch.cuda.get_device_name(index), clock_ghz=clock_ghz,
                                mem_bandwidth_gbs=bandwidth,
                                peak_tflops={k: v * scale for k, v in device.peak_tflops.items()})

@@ -65,17 +65,10 @@ def measurable(target) -> str:
         return "torch is not installed, and the measured path runs the kernel through it"
     if not torch.cuda.is_available():
         return "torch sees no CUDA device"
-    if target.gpu and not same_gpu(target.gpu, torch.cuda.get_device_name()):
+    if target.gpu and not devices.same_gpu(target.gpu, torch.cuda.get_device_name()):
         return (f"--target {target.label} names the {devices.get(target).name}; this machine's GPU is the "
                 f"{torch.cuda.get_device_name()}")
     return ""
-
-
-def same_gpu(variant: str, driver_name: str) -> bool:
-    """Whether the driver's name for a GPU ("NVIDIA A100-SXM4-40GB") is the part a devices.VARIANTS name says
-    ("a100-40gb"): every dash-separated word of it, in the name without spaces, dashes and case."""
-    name = "".join(ch for ch in driver_name.lower() if ch not in " -_")
-    return all(word in name for word in variant.split("-"))
 
 
 def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: int | None = None,

@@ -184,6 +184,8 @@ def compare(base, a: str | tuple, b: str | tuple, stage: str | None = None, raw:
     if stage is not None and is_binary(stage):
         raise UserError(f"{stage} is a binary; diff sass (NVIDIA) or amdgcn (AMD) instead")
     variants = [parse_variant(a, base, "--a"), parse_variant(b, base, "--b")]
+    for request, _ in variants:
+        registry.check_one_gpu(request.spec, [request.target.label])
     if stage is None:
         defaults = {default_for(request.target.backend) for request, _ in variants}
         stage = defaults.pop() if len(defaults) == 1 else "ttgir"

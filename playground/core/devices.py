@@ -20,6 +20,7 @@ A dtype missing from `peak_tflops` has no matrix instruction on that target.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 
 from ..errors import UserError
@@ -286,6 +287,28 @@ VARIANTS = {
     "mi325x": dataclasses.replace(DEVICES["gfx942"], name="Instinct MI325X", mem_bandwidth_gbs=6000.0,
                                   memory_bytes=256 * GB, matrix_clock_ghz={"fp16": 1.354, "bf16": 1.447, "fp8": 1.464}),
 }
+
+
+def same_gpu(variant: str, driver_name: str) -> bool:
+    """Whether the driver's name for a GPU ("NVIDIA A100-SXM4-40GB") is the part a VARIANTS name says ("a100-40gb"):
+    every dash-separated word of the name, in the driver's without spaces, dashes and case; and the memory size
+    the driver's name carries, if it carries one, is the part's (an "A100-PCIE-40GB" is not the 80GB PCIe part)."""
+    low = driver_name.lower()
+    compact = "".join(ch for ch in low if ch not in " -_")
+    if not all(word in compact for word in variant.split("-")):
+        return False
+    size = re.search(r"(?<!\d)(\d+)\s*gb", low)
+    return size is None or int(size.group(1)) == round(VARIANTS[variant].memory_bytes / GB)
+
+
+def for_driver_name(target, driver_name: str) -> Device:
+    """The row of the GPU the driver names, for a target: the named GPU's if the target names one; else the one
+    part of VARIANTS of its architecture the name is (an L40S is sm_89, but not an RTX 4090); else the target's."""
+    if getattr(target, "gpu", ""):
+        return get(target)
+    name = getattr(target, "name", target)
+    parts = [v for v, d in VARIANTS.items() if d.target == name and same_gpu(v, driver_name)]
+    return VARIANTS[parts[0]] if len(parts) == 1 else get(name)
 
 
 def get(target) -> Device:

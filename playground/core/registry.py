@@ -147,6 +147,27 @@ def _refers_to_a_gpu(file: Path) -> bool:
     return any(word in file.read_text(errors="replace") for word in ("driver.active", "torch.cuda", "cuda"))
 
 
+# The files read on a virtual GPU in this process (they ask the device as they load): resolved path -> the target
+# (its label) whose device answered. What they define (a persistent grid of NUM_SMS programs, say) is that GPU's.
+_READ_ON: dict[str, str] = {}
+
+
+def read_on_virtual_gpu(spec: KernelSpec) -> str | None:
+    """The target whose virtual device answered when `spec`'s file was read, if it was read that way."""
+    path = spec.source_path and str(Path(spec.source_path).resolve())
+    return _READ_ON.get(path) if path else None
+
+
+def check_one_gpu(spec: KernelSpec, names: list[str]) -> None:
+    """A spec read on a virtual GPU holds what that GPU answered; compiling it for other GPUs in the same
+    command would give them its answers (another process reads it again per target)."""
+    read_on = read_on_virtual_gpu(spec)
+    others = sorted(set(names) - {read_on})
+    if read_on and others:
+        raise UserError(f"{spec.source_path} asks the device as it loads, and was read on a virtual {read_on}: "
+                        f"what it defines is that GPU's, not {', '.join(others)}'s; name one target at a time")
+
+
 def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Exception) -> dict:
     import warnings
 
@@ -161,6 +182,7 @@ def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Excep
         raise UserError(f"{path}: cannot import: {type(error).__name__}: {error}") from error
     warnings.warn(f"{path} does not import as it is ({type(error).__name__}: {error}); read its definitions "
                   f"on a virtual {target}, without running its top-level demo code")
+    _READ_ON[str(file.resolve())] = target
     return namespace
 
 

@@ -275,9 +275,9 @@ def lines(m: Model, reason: str = "") -> list[str]:
                      f"memory {_us(e.memory_seconds)})"),
     ]
     if e.waves:
-        from ..core.devices import DEVICES
+        from ..core import devices, targets
         from .occupancy import unit_names
-        sm = unit_names(DEVICES[m.target])[0] if m.target in DEVICES else "SM"     # AMD: CU (WGP on RDNA)
+        sm = unit_names(devices.get(targets.resolve(m.target)))[0]     # AMD: CU (WGP on RDNA)
         busy = (f"bandwidth: each {sm} takes in at most {SM_BYTES_PER_CLOCK} bytes a clock, so a partial wave "
                 f"on {m.dram_sms:.3g} {sm}s or more draws all of it" if e.bound == "memory"
                 else "compute: a partial wave's empty slots idle")

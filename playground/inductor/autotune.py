@@ -70,10 +70,11 @@ def model(kind: str, config: dict, m: int, n: int, k: int, batch: int, element: 
 
 def stand_in_request(config: dict, m: int, n: int, k: int, dtype: str, target: str):
     """kernels/gemm.py with the template's BLOCK_M/N/K, GROUP_M, warps and stages, at the GEMM's shape."""
+    from ..core import targets
     from ..core.request import Request
     meta = {"BLOCK_SIZE_M": config.get("BLOCK_M", 64), "BLOCK_SIZE_N": config.get("BLOCK_N", 64),
             "BLOCK_SIZE_K": config.get("BLOCK_K", 32), "GROUP_SIZE_M": config.get("GROUP_M", 8)}
-    if not target.startswith("sm_"):
+    if not targets.resolve(target).is_nvidia:
         meta.update({name: config[name] for name in AMD_OPTIONS if name in config})
     return Request.of(STAND_IN, target, meta=meta, num_warps=config.get("num_warps", 4),
                       num_stages=config.get("num_stages", 2), shape={"M": m, "N": n, "K": k}, dtype=dtype)

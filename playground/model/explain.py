@@ -73,7 +73,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from .. import units
-from ..core import devices, dtypes
+from ..core import devices, dtypes, targets
 from ..errors import UserError
 from ..figures import launch, roofline
 from . import constants as K
@@ -528,7 +528,7 @@ def rows(e: Explanation) -> list[tuple[str, str]]:
                   + ("" if f["rounds_in_flight"] else " (one buffer: each round waits out its loads, then works)")
                   + f"; {f['ctas']} CTAs, {f['ctas_per_sm']} per SM"),
     ]
-    if f.get("local_bytes") and e.target in K.L1_BYTES_PER_SM:
+    if f.get("local_bytes") and targets.resolve(e.target).name in K.L1_BYTES_PER_SM:   # e.target: a label
         l1 = f["local_l1"] / f["local_bytes"]
         l2 = 1 - f["local_dram"] / f["local_l2"] if f["local_l2"] else 1.0
         out.append(("spills", f"{f['local_bytes']:.4g} B to and from local memory ({f['local_frame']} B frame per "

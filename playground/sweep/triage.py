@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 
 from ..artefact.compile_warnings import shape_warnings
-from ..core import devices, params
+from ..core import devices, params, registry
 from ..errors import UserError
 from .rows import failure, figures_key, one_line, row, stored_figures
 from .space import request_for, space
@@ -71,6 +71,7 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
         raise UserError("--target: name at least one target")
     if len({t.label for t in tgts}) != len(tgts):
         raise UserError("--target: a target is named twice")
+    registry.check_one_gpu(spec, [t.label for t in tgts])
     if num_sms is not None:   # a bad --num-sms is the user's error, not every row's
         for t in tgts:
             devices.with_num_sms(devices.get(t), num_sms)

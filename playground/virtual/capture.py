@@ -299,7 +299,7 @@ class Recorder:
                               "modelled_ms": {str(c): (t[0] if isinstance(t, list) else t)
                                               for c, t in configs_timings.items()}})
         self.say(f"autotune {fn.__name__}: picked {best_config} by modelled time on the virtual "
-                 f"{self.gpu.target.name} (not measured)")
+                 f"{self.device.name} ({self.gpu.target.label}, not measured)")
 
     def say(self, message: str):
         if message not in self.messages:

@@ -70,6 +70,7 @@ class Workspace:
         return {"ref": self.ref, "kernel": self.name, "file": str(self.file), "editable": self.editable,
                 "source": self.opened.decode("utf-8", errors="replace"), "target": self.default_target,
                 "targets": [*targets.TARGETS, *devices.VARIANTS], "trace": self.launches() if self.trace_path else None,
+                "backends": {t: targets.resolve(t).backend for t in [*targets.TARGETS, *devices.VARIANTS]},
                 "stages": {backend: view.stages_of(backend) for backend in ("cuda", "hip")}}
 
     LAUNCHES_SHOWN = 1000     # a timed sweep launches thousands of times; the table keeps the first ones

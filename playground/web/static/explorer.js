@@ -455,7 +455,8 @@ var PlaygroundExplorer = (function () {
   Explorer.prototype.compile = function () {
     var self = this, seq = ++this.seq, started = performance.now();
     var settings = this.settings();
-    var backend = /^gfx/.test(settings.target) ? "hip" : "cuda";
+    var backends = (this.state && this.state.backends) || {};
+    var backend = backends[settings.target] || (/^gfx/.test(settings.target) ? "hip" : "cuda");
     if (this.state && this.state.stages) this.assignStages(backend, this.state.stages[backend]);
     settings.stages = this.stagePanes.map(function (p) { return p.stage; });
     settings.have = {};
