@@ -630,6 +630,7 @@ def test_a_named_gpu_is_modelled_on_its_own_row_with_its_architectures_constants
     # a stream from DRAM: the L40S's 864 GB/s against the RTX 4090's 1008
     rtx, l40s = (explain.explain(Request.of("vector_add", t, shape={"N": 2**26}).compile()) for t in ("sm_89", "l40s"))
     assert l40s.seconds / rtx.seconds == pytest.approx(1008 / 864, rel=0.03)
+    assert roofline.model(Request.of("vector_add", "l40s").compile()).num_sms == 142      # the roofline's too
 
 
 def test_an_amd_gpu_by_name_counts_cus():

@@ -302,3 +302,14 @@ def test_a_kept_row_is_keyed_on_everything_it_depends_on():
                 rows.figures_key(request, "h", {"BLOCK_SIZE_M": 64}, 114),
                 # another GPU of the architecture: the same binary (hash), other figures
                 rows.figures_key(request.changed(target="a100-pcie"), "h", {"BLOCK_SIZE_M": 64}, None)}) == 6
+
+
+def test_a_gpu_by_name_is_a_target_of_its_own():
+    """sm_89 and the L40S: one binary, two rows, each with its GPU's figures (a stream from DRAM at 1008 GB/s
+    against 864)."""
+    result = triage.run(registry.load("vector_add"), [targets.resolve("sm_89"), targets.resolve("l40s")],
+                        {"BLOCK_SIZE": [1024]}, {"N": 2**26}, jobs=1)
+    assert result.targets == ["sm_89", "l40s"]
+    (rtx,), (l40s,) = result.by_target("sm_89"), result.by_target("l40s")
+    assert rtx["hash"] == l40s["hash"]
+    assert l40s["modelled_seconds"] / rtx["modelled_seconds"] == pytest.approx(1008 / 864, rel=0.03)
