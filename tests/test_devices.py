@@ -91,6 +91,19 @@ def test_with_num_sms_scales_compute_not_memory():
     assert "CUs" in devices.with_num_sms(devices.get("gfx942"), 228).name
 
 
+def test_with_num_sms_takes_the_l2s_of_the_chiplets_it_needs():
+    """On CDNA3/4 each XCD has its own L2: fewer CUs are fewer XCDs, each with its 4 MB; NVIDIA's one L2 stays."""
+    mi300x = devices.get("gfx942")
+    mi300a = devices.with_num_sms(mi300x, 228)         # 6 XCDs of 38 CUs (CDNA3 white paper)
+    assert (mi300a.l2_partitions, mi300a.l2_bytes) == (6, 24 * 2**20)
+    assert (mi300a.infinity_cache_bytes, mi300a.mem_bandwidth_gbs) == (mi300x.infinity_cache_bytes,
+                                                                       mi300x.mem_bandwidth_gbs)
+    odd = devices.with_num_sms(mi300x, 200)             # no XCD holds more than 38: 6 of them
+    assert (odd.l2_partitions, odd.l2_bytes) == (6, 24 * 2**20)
+    assert devices.with_num_sms(devices.get("gfx950"), 64).l2_partitions == 2   # 32 CUs an XCD
+    assert devices.with_num_sms(devices.get("sm_90"), 66).l2_partitions == 1
+
+
 @pytest.mark.parametrize("bad", [0, -3])
 def test_with_num_sms_rejects_nonsense(bad):
     with pytest.raises(UserError, match="--num-sms"):

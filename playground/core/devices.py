@@ -20,6 +20,7 @@ A dtype missing from `peak_tflops` has no matrix instruction on that target.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -329,7 +330,10 @@ def with_num_sms(device: Device, n: int | None) -> Device:
 
     Per-SM limits are architectural and stay. Compute peaks scale with the SM count at the same clock
     (peak = SMs x per-SM rate x clock, the datasheets' own arithmetic); bandwidth and L2 belong to the
-    memory system and stay the named GPU's.
+    memory system and stay the named GPU's, except where each L2 serves its own chiplet (CDNA3/4: one per
+    XCD). There the chiplets go with the CUs: an XCD keeps the named part's CUs and its own L2 (MI300X 38
+    CUs and 4 MB an XCD; the MI300A's 228 CUs are 6 such XCDs, CDNA3 white paper), so `n` CUs make
+    ceil(n / CUs an XCD) of them, each with its L2. The Infinity Cache and HBM behind them stay.
     """
     if n is None or n == device.num_sms:
         return device
@@ -337,8 +341,14 @@ def with_num_sms(device: Device, n: int | None) -> Device:
         raise UserError(f"--num-sms {n}: must be a positive integer")
     scale = n / device.num_sms
     unit = device.sm_unit + "s"
+    memory = {}
+    if device.l2_partitions > 1:
+        per_partition = device.num_sms // device.l2_partitions
+        partitions = math.ceil(n / per_partition)
+        memory = {"l2_partitions": partitions, "l2_bytes": device.l2_bytes // device.l2_partitions * partitions}
     return dataclasses.replace(device, num_sms=n, name=f"{device.name} architecture with {n} {unit}",
-                               peak_tflops={k: round(v * scale, 1) for k, v in device.peak_tflops.items()})
+                               peak_tflops={k: round(v * scale, 1) for k, v in device.peak_tflops.items()},
+                               **memory)
 
 
 def target_rows() -> list[dict]:
