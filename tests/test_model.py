@@ -73,6 +73,22 @@ def test_gemm_traffic_follows_the_tile_schedule():
     assert row_major.dram_bytes > 1.5 * grouped.dram_bytes and grouped.reuse > row_major.reuse
 
 
+def test_the_l2_rate_follows_the_xcds_a_part_has():
+    """Each CDNA3 XCD's L2 has 16 channels of 128 bytes a clock (CDNA3 white paper): the MI300X's 8 give 16 KB a
+    clock, and 38 CUs (one XCD: a CPX partition, or --num-sms 38) one eighth of it, with the same bytes to move."""
+    c = _gemm("gfx942")
+    mi300x = devices.get("gfx942")
+    assert K.l2_bytes_per_clock("gfx942", mi300x) == 8 * 16 * 128 == K.L2_BYTES_PER_CLOCK["gfx942"]
+    whole, one_xcd = explain.explain(c), explain.explain(c, devices.with_num_sms(mi300x, 38))
+    assert K.l2_bytes_per_clock("gfx942", devices.with_num_sms(mi300x, 38)) == 16 * 128
+    assert one_xcd.figures["l2_traffic"] == whole.figures["l2_traffic"]
+    for name in K.SCENARIOS:
+        ratio = one_xcd.scenarios[name].terms["l2"] / whole.scenarios[name].terms["l2"]
+        assert ratio == pytest.approx(8 * whole.figures["clock_share"][K.SCENARIOS.index(name)]
+                                      / one_xcd.figures["clock_share"][K.SCENARIOS.index(name)], rel=1e-9)
+    assert K.l2_bytes_per_clock("sm_90", devices.with_num_sms(devices.get("sm_90"), 66)) == K.L2_BYTES_PER_CLOCK["sm_90"]
+
+
 def test_each_xcd_has_its_own_l2_and_the_infinity_cache_behind_them_fetches_from_dram():
     """CDNA3 deals CTAs to its 8 XCDs round-robin, each with its own L2: in grouped order XCD x gets tile rows
     x and 8 + x of the 16, and every one of the 16 column panels, so each XCD fetches 18 panels where one L2

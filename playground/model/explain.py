@@ -314,8 +314,9 @@ def _scenario(name: str, device, target: str, prog, f: dict) -> Scenario:
     if f["local_l1"] and device.is_nvidia:
         # spills that hit L1 use the same SRAM path as shared memory (AMD's L1 is its own: no rate used there)
         terms["local"] = (f["local_l1"] + shared) / (K.SHARED_BYTES_PER_CLOCK * clock * sms)
-    if target in K.L2_BYTES_PER_CLOCK:
-        terms["l2"] = (f["l2_traffic"] + f["local_l2"]) / (K.L2_BYTES_PER_CLOCK[target] * clock * at(K.L2_EFFICIENCY))
+    l2_rate = K.l2_bytes_per_clock(target, device)
+    if l2_rate:
+        terms["l2"] = (f["l2_traffic"] + f["local_l2"]) / (l2_rate * clock * at(K.L2_EFFICIENCY))
     if f["special"] and device.is_nvidia:
         terms["special"] = f["special"] / (K.SPECIAL_PER_CLOCK_NVIDIA * clock * sms)
     if f["issued"] and device.is_nvidia:
