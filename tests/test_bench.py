@@ -577,3 +577,25 @@ def test_record_refuses_a_modelled_run_and_a_foreign_file_unchanged(tmp_path, no
     out = invoke("bench", "vector_add", "--record", tmp_path / "new.csv")
     assert out.exit_code == 2 and "--record keeps measurements only" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and not (tmp_path / "new.csv").exists()
+
+
+def test_a_measured_launch_is_sized_by_the_gpu_its_request_names(monkeypatch):
+    """A grid that asks for the device (a persistent kernel: one program per SM) is launched for the request's GPU,
+    the one the model beside the measurement describes: 114 programs for --target h100-pcie, not the SXM's 132."""
+    pytest.importorskip("torch")
+    from playground.core import devices
+    from playground.figures import launch
+
+    class Launched(Exception):
+        pass
+
+    def prepare(spec, config, device="cuda", row=None):
+        raise Launched(spec.grid_for(config.shape, config.meta, row))
+
+    monkeypatch.setattr(measured, "_prepare", prepare)
+    shape = {"M": 4096, "N": 4096, "K": 256}
+    request = Request.of("gemm_persistent", "h100-pcie", shape=shape, dtype="fp16")
+    with pytest.raises(Launched) as launched:
+        measured.measure(request)
+    assert launched.value.args[0] == (114,) == (launch.ctas(request.compile()),)
+    assert request.spec.grid_for(shape, request.config.meta, devices.get("sm_90")) == (132,)

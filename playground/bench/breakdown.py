@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..core import devices
 from ..errors import UserError
 from ..report.report import table
 from . import measured, throughput
@@ -30,15 +31,15 @@ def breakdown(request, reps: int = 20) -> Breakdown:
     why = throughput.measurable(request.target)
     if why:
         raise UserError(f"--breakdown measures on the GPU and needs a CUDA device: {why}")
-    return _breakdown(request.spec, request.config, reps)
+    return _breakdown(request.spec, request.config, reps, devices.get(request.target))
 
 
-def _breakdown(spec, config, reps: int) -> Breakdown:
+def _breakdown(spec, config, reps: int, row=None) -> Breakdown:
     import time
 
     import torch
 
-    launch, inputs, out_gpu, check = measured._prepare(spec, config)
+    launch, inputs, out_gpu, check = measured._prepare(spec, config, row=row)
     device = next(iter(inputs.values())).device
     host = {k: v.cpu() for k, v in inputs.items()}
     launch()                       # compile and warm up outside the timings

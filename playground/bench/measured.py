@@ -157,7 +157,7 @@ def measure(request, cuda_graph: bool = False) -> Measured:
                         f"--target models it, and `playground run` times the script that launches it")
     bench_fn = triton.testing.do_bench_cudagraph if cuda_graph else triton.testing.do_bench
     method = "do_bench_cudagraph" if cuda_graph else "do_bench (L2 flushed before each run)"
-    launch, inputs, outputs, check = _prepare(spec, config)
+    launch, inputs, outputs, check = _prepare(spec, config, row=devices.get(target))
     launch()
     torch.cuda.synchronize()
     check("before timing")
@@ -205,18 +205,20 @@ def _baseline_mismatch(spec, config, out, expected: dict) -> str:
     return _mismatch(spec, config, got, {n: expected[n] for n in got})
 
 
-def _prepare(spec, config, device: str = "cuda"):
+def _prepare(spec, config, device: str = "cuda", row=None):
     """Inputs on the GPU, outputs allocated, a zero-argument launch, and a check against the reference.
 
     Tensors come from runner.allocate (seeded inputs, the same the check command uses); the launch
-    is runner.run's, without its one-off timing and stray-write scan.
+    is runner.run's, without its one-off timing and stray-write scan. `row`: the device row an args or grid
+    function that asks for one is given (the request's target's, so that the launch timed is the one modelled
+    beside it: a persistent kernel's 114 programs on an H100 PCIe, not the SXM's 132); this machine's by default.
     """
     buffers = runner.allocate(spec, config.shape, {}, config.dtype, seed=0, device=device)
     views = {n: b.view for n, b in buffers.items()}
     inputs = {n: views[n] for n in spec.inputs}
     outputs = {n: views[n] for n in spec.outputs}
-    args = spec.args_for(views, config.shape)
-    grid = spec.grid_for(config.shape, config.meta)
+    args = spec.args_for(views, config.shape, row)
+    grid = spec.grid_for(config.shape, config.meta, row)
     kernel = spec.kernel[grid]
 
     def launch():
