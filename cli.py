@@ -921,7 +921,14 @@ def fuse_command(expr, shapes, dtype, target, show_kernel, as_json, save_path, f
     from playground.inductor import plan as inductor_plan
     from playground.inductor import text as plan_text
     _refuse_overwrite(save_path, force)
-    names = [targets.resolve(t.strip()).label for t in (target or DEFAULT).split(",") if t.strip()]
+    given = [t.strip() for t in (target or DEFAULT).split(",") if t.strip()]
+    if not given:
+        raise UserError("--target: name at least one target")
+    names = [targets.resolve(t).label for t in given]
+    if len(set(names)) != len(names):     # two names for one GPU (sm_90 and h100): one plan, compared with itself
+        twice = next(n for n in names if names.count(n) > 1)
+        raise UserError(f"--target: {' and '.join(g for g, n in zip(given, names) if n == twice)} name one target "
+                        f"({twice}); name each once")
     if len(names) > 1:
         if show_kernel is not None or save_path or run_check:
             raise UserError("--show-kernel, --save and --run take one --target")

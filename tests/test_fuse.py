@@ -61,6 +61,16 @@ def test_bad_expressions_are_one_line_and_exit_2(expr, message):
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1 and message in done.stderr
 
 
+@pytest.mark.parametrize("given, message", [
+    (",", "--target: name at least one target"),
+    ("sm_90,h100", "--target: sm_90 and h100 name one target (sm_90); name each once"),
+    ("l40s,L40S", "--target: l40s and L40S name one target (l40s); name each once")])
+def test_targets_named_twice_or_not_at_all_are_one_line_and_exit_2(given, message):
+    """Two names of one GPU would plan it twice and compare the plan with itself."""
+    done = fuse("a + 1", "--shape", "a=8", "--target", given)
+    assert done.returncode == 2 and done.stderr.strip().splitlines() == [f"error: {message}"]
+
+
 def test_a_saved_plan_opens_its_generated_kernel_in_every_command(tmp_path):
     plan_file = tmp_path / "plan.json"
     cache = {"TRITON_CACHE_DIR": str(tmp_path / "cache")}      # fuse#N is the last plan in this cache
