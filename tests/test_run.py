@@ -112,6 +112,16 @@ def test_a_file_that_asks_the_device_at_import_is_read_on_the_gpu_named(tmp_path
         assert refused.returncode == 2 and refused.stderr.strip().splitlines()[-1] == (
             f"error: {kernel} asks the device as it loads, and was read on a virtual sm_89: what it defines is that "
             f"GPU's, not l40s's; name one target at a time"), refused.stderr
+    # so does the page: opened on the L40S, the file compiles for it, and another target is refused in the pane
+    page = subprocess.run([sys.executable, "-c", (
+        "import json, sys\nfrom playground.web.workspace import Workspace\n"
+        "w = Workspace(sys.argv[1], 'l40s')\n"
+        "print(json.dumps([w.compile({'target': t}).get('error', 'compiled') for t in ('l40s', 'sm_90')]))"),
+        str(kernel)], capture_output=True, text=True, env=env)
+    assert page.returncode == 0, page.stderr
+    assert json.loads(page.stdout.splitlines()[-1]) == ["compiled", (
+        f"{kernel} asks the device as it loads, and was read on a virtual l40s: what it defines is that GPU's, not "
+        f"sm_90's; name one target at a time")]
 
 
 @pytest.mark.parametrize("target, sms", [("sm_90", 132), ("sm_80", 108)])

@@ -106,9 +106,13 @@ class Workspace:
             kernel = f"{self._scratch_copy(source)}:{self.name}"
         meta = params.parse_assignments(_items(settings.get("meta")), "meta", strings=True) or None
         shape = params.parse_assignments(_items(settings.get("shape")), "shape") or None
-        return Request.of(kernel, settings.get("target") or self.default_target, meta,
-                          _int(settings.get("num_warps"), "num_warps"), _int(settings.get("num_stages"), "num_stages"),
-                          shape, settings.get("dtype") or None)
+        request = Request.of(kernel, settings.get("target") or self.default_target, meta,
+                             _int(settings.get("num_warps"), "num_warps"), _int(settings.get("num_stages"), "num_stages"),
+                             shape, settings.get("dtype") or None)
+        # a file read on a virtual GPU holds that GPU's answers for as long as this process runs: another target
+        # on the page would be given them (sweep and diff refuse the same)
+        registry.check_one_gpu(request.spec, [request.target.label])
+        return request
 
     def compile(self, settings: dict) -> dict:
         """The page's data for these settings, or {"error", "line"} for what Triton or Python said."""
