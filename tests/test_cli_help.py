@@ -45,7 +45,8 @@ def test_targets_json_is_the_device_table():
     # AMD's Infinity Cache, where a part has one (CDNA 3 white paper, MI355X and RX 7900 XTX spec pages)
     assert {t: row["infinity_cache_bytes"] // 2**20 for t, row in rows.items() if row["infinity_cache_bytes"]} == \
         {"gfx942": 256, "gfx950": 256, "gfx1100": 96, "mi325x": 256}
-    # CDNA3 and CDNA4: an L2 per XCD; only MI300X's Infinity Cache bandwidth is published (CDNA3 white paper)
+    # CDNA3 and CDNA4: an L2 per XCD; only MI300X's Infinity Cache bandwidth is published (CDNA3 white paper), and
+    # the MI325X, on the same I/O dies, is taken to have it
     assert {t: (row["l2_partitions"], row["infinity_cache_gbs"]) for t, row in rows.items() if row["l2_partitions"] > 1} \
         == {"gfx942": (8, 17200.0), "gfx950": (8, 0.0), "mi325x": (8, 17200.0)}
     # the clocks AMD measured an MI300X and MI325X holding under dense GEMM; no other part has a published figure

@@ -159,6 +159,9 @@ def test_the_driver_names_a_gpu_by_its_words_and_memory():
     assert devices.same_gpu("a100-40gb", "NVIDIA A100-SXM4-40GB") and devices.same_gpu("h100-pcie", "NVIDIA H100 PCIe")
     assert devices.same_gpu("a100-pcie", "NVIDIA A100 80GB PCIe") and not devices.same_gpu("a100-pcie", "NVIDIA A100-PCIE-40GB")
     assert not devices.same_gpu("h100-pcie", "NVIDIA H100 80GB HBM3")
+    # a form factor both names state must agree: the H800 row is the SXM5 part, 132 SMs; the PCIe one has 114
+    assert devices.same_gpu("h800", "NVIDIA H800") and not devices.same_gpu("h800", "NVIDIA H800 PCIe")
+    assert devices.same_gpu("h100-nvl", "NVIDIA H100 NVL")
     rows = {name: devices.for_driver_name(targets.resolve(arch), name).name for arch, name in (
         ("sm_89", "NVIDIA L40S"), ("sm_89", "NVIDIA GeForce RTX 4090"), ("sm_80", "NVIDIA A100-PCIE-40GB"),
         ("sm_90", "NVIDIA H100 80GB HBM3"), ("gfx942", "AMD Instinct MI325X"))}

@@ -271,7 +271,8 @@ DEVICES.update({
 # speed holds to a 92 MB data set and is gone by 110 MB. 96 MB is taken.
 # AMD Instinct MI325X datasheet: the MI300X's 304 CUs and peaks (FP16/BF16 1307.4 TFLOPS dense at 2100 MHz)
 # with 256 GB of HBM3E at 6 TB/s. Its dense matrix clocks from the same AMD blog as the MI300X's: 1354 MHz
-# fp16, 1447 MHz bf16, 1464 MHz fp8.
+# fp16, 1447 MHz bf16, 1464 MHz fp8. Its 256 MB Infinity Cache sits on the MI300X's I/O dies; AMD publishes no
+# bandwidth for it on the MI325X, and the row keeps the MI300X's 17.2 TB/s (an assumption).
 VARIANTS = {
     "a100-40gb": dataclasses.replace(DEVICES["sm_80"], name="A100 40GB", mem_bandwidth_gbs=1555.0, memory_bytes=40 * GB),
     "a100-pcie": dataclasses.replace(DEVICES["sm_80"], name="A100 80GB PCIe", mem_bandwidth_gbs=1935.0),
@@ -297,6 +298,12 @@ def same_gpu(variant: str, driver_name: str) -> bool:
     low = driver_name.lower()
     compact = "".join(ch for ch in low if ch not in " -_")
     if not all(word in compact for word in variant.split("-")):
+        return False
+    # a form factor both names state must agree: "h800" is the H800 SXM5, not the 114-SM H800 PCIe
+    forms = ("pcie", "sxm", "nvl")
+    row = VARIANTS[variant].name.lower().replace(" ", "")
+    named, said = [f for f in forms if f in row], [f for f in forms if f in compact]
+    if named and said and named != said:
         return False
     size = re.search(r"(?<!\d)(\d+)\s*gb", low)
     return size is None or int(size.group(1)) == round(VARIANTS[variant].memory_bytes / GB)
