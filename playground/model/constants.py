@@ -113,8 +113,8 @@ def _scaled_from_gpu_benches(part: str, boost_ghz: float) -> int:
 L2_BYTES_PER_CLOCK = {"sm_80": 5120, "sm_89": _scaled_from_gpu_benches("L40", 2.490),
                       "sm_90": _scaled_from_gpu_benches("H200", 1.980),
                       "gfx90a": 16 * 128, "gfx942": 8 * 16 * 128, "gfx950": 8 * 16 * 128}
-# CDNA3/4 have one L2 per XCD (Device.l2_partitions): the chip's rate is one XCD's times the XCDs it has, so a
-# part with fewer of them (the MI300A's 6, a partition of one) has less
+# CDNA3/4 have one L2 per XCD (Device.l2_partitions): the chip's rate is one XCD's times the XCDs it has (8 on the
+# MI300X and MI355X, as above), so a part with fewer of them (the MI300A's 6, a partition of one) has less
 L2_BYTES_PER_CLOCK_PER_XCD = {"gfx942": 16 * 128, "gfx950": 16 * 128}
 
 
@@ -123,6 +123,8 @@ def l2_bytes_per_clock(target: str, device) -> int | None:
     is published."""
     per_xcd = L2_BYTES_PER_CLOCK_PER_XCD.get(target)
     return per_xcd * device.l2_partitions if per_xcd else L2_BYTES_PER_CLOCK.get(target)
+
+
 # what an explanation says where its L2 rate is not a vendor figure
 L2_RATE_NOTES = {
     "sm_89": "L2 bandwidth: NVIDIA publishes none for Ada; 2780 bytes per clock, scaled from one microbenchmark "
