@@ -306,17 +306,11 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     from playground.core.request import Request
     from playground.errors import KernelFailure
     from playground.figures import expectations
+    if config_index == "list":
+        click.echo(_configs_table(_spec_of(kernel, target)))
+        return
     if config_index is not None:
-        from playground.core import registry
-        from playground.core.targets import resolve
-        spec = registry.load(kernel, resolve(registry.trace_target(kernel) or target).label, _kernel_args())
-        if config_index == "list":
-            click.echo(_configs_table(spec))
-            return
-        picked, warps, stages_ = _config_meta(spec, config_index)
-        meta = (picked, *meta) if picked else meta            # the config, then the user's --meta over it
-        num_warps = num_warps if num_warps is not None else warps
-        num_stages = num_stages if num_stages is not None else stages_
+        meta, num_warps, num_stages = _with_config(_spec_of(kernel, target), config_index, meta, num_warps, num_stages)
     request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype, _kernel_args())
     tgt = request.target
     header_only = bool(expect) and show is None
@@ -370,6 +364,20 @@ def _show_passes(c, show_pass, find_pattern, as_json, timeout, expect_pass=None)
         if verdict:
             raise KernelFailure(verdict)
         click.echo(f"expect-pass {expect_pass}: holds")
+
+
+def _spec_of(kernel: str, target: str):
+    """The kernel's spec as the command's target would load it (a captured launch: its own target)."""
+    from playground.core import registry
+    from playground.core.targets import resolve
+    return registry.load(kernel, resolve(registry.trace_target(kernel) or target).label, _kernel_args())
+
+
+def _with_config(spec, index: str, meta, num_warps, num_stages):
+    """`--config N`: config N of the spec, with the user's --meta, --num-warps and --num-stages over it."""
+    picked, warps, stages = _config_meta(spec, index)
+    return ((picked, *meta) if picked else meta, num_warps if num_warps is not None else warps,
+            num_stages if num_stages is not None else stages)
 
 
 def _config_meta(spec, index: str) -> tuple[str, int | None, int | None]:
@@ -624,6 +632,9 @@ def _progress(wanted: bool, what: str):
 @click.option("--plot", "plot_path", default=None, metavar="FILE.png", help="With --sweep: write a PNG chart.")
 @click.option("--breakdown", is_flag=True,
               help="On a GPU: one call's time split into copies, launch, kernel and sync.")
+@click.option("--config", "config_index", default=None, metavar="N|all",
+              help="Config N of the kernel's autotune space (`compile --config list` lists them), or all of them at "
+                   "one shape, as an autotuner would time them (pruned as its prune_configs_by prunes).")
 @click.option("--cuda-graph", is_flag=True, help="Time with do_bench_cudagraph (no L2 flush between runs).")
 @click.option("--num-sms", type=int, default=None, help="Model another GPU of the same arch, by SM (CU) count.")
 @click.option("--record", "record_path", default=None, metavar="FILE.csv",
@@ -633,7 +644,7 @@ def _progress(wanted: bool, what: str):
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV, one row per shape.")
 @click.option("--no-progress", is_flag=True, help="No progress bar (there is none off a terminal either).")
 def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, sweep, plot_path, breakdown,
-                  cuda_graph, num_sms, record_path, as_json, as_csv, no_progress):
+                  config_index, cuda_graph, num_sms, record_path, as_json, as_csv, no_progress):
     """Throughput of KERNEL against PyTorch: measured on the local GPU, modelled for any other target.
 
     Without a CUDA GPU, or with --target naming another GPU, the numbers come from the performance
@@ -644,6 +655,7 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
     playground bench gemm --shape M=4096,N=4096,K=4096 --dtype fp16
     playground bench softmax --sweep N=256..32768 --plot softmax.png
     playground bench gemm --target sm_90 --json
+    playground bench gemm --config all --shape M=2048,N=2048,K=2048 --record mine.csv
     playground bench vector_add --breakdown
     """
     from playground.bench import breakdown as bench_breakdown
@@ -657,7 +669,16 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
         raise UserError("--breakdown times one call at one shape; drop --sweep and --plot")
     if record_path and breakdown:
         raise UserError("--record keeps bench's timings; drop --breakdown")
+    if config_index is not None and (breakdown or sweep):
+        raise UserError(f"--config and {'--breakdown' if breakdown else '--sweep'}: time configs at one shape, "
+                        f"or one config {'call by call' if breakdown else 'over a sweep'}")
+    if config_index not in (None, "all"):
+        meta, num_warps, num_stages = _with_config(_spec_of(kernel, target), config_index, meta, num_warps, num_stages)
     request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype, _kernel_args())
+    configs = None
+    if config_index == "all":
+        from playground.sweep import space
+        configs = space.space(request.spec, None, request.config.shape, request.config.dtype, request.target)
     if record_path and (throughput.measurable(request.target) or num_sms is not None):
         why = throughput.measurable(request.target) or "--num-sms describes another GPU"
         raise UserError(f"--record keeps measurements only, and this run would be modelled ({why})")
@@ -669,7 +690,7 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
         from playground.bench import plot
         plot.check(plot_path, sweep)
     result = blocking("benchmarking", timeout, lambda: throughput.run(
-        request, sweep, cuda_graph, num_sms, progress=not no_progress), spinner=no_progress)
+        request, sweep, cuda_graph, num_sms, progress=not no_progress, configs=configs), spinner=no_progress)
     if record_path:
         from playground.bench import record
         written = record.append(record_path, result)
@@ -683,6 +704,11 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
         click.echo(bench_text.to_csv(result), nl=False)
     else:
         click.echo("\n".join(bench_text.lines(result)))
+    failures = throughput.failed(result.skipped)
+    if failures:
+        from playground.errors import KernelFailure
+        raise KernelFailure(f"{len(failures)} of {len(failures) + len(result.points)} configs failed; "
+                            f"the output says why for each")
 
 
 @main.command("inspect")

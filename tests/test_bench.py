@@ -599,3 +599,144 @@ def test_a_measured_launch_is_sized_by_the_gpu_its_request_names(monkeypatch):
         measured.measure(request)
     assert launched.value.args[0] == (114,) == (launch.ctas(request.compile()),)
     assert request.spec.grid_for(shape, request.config.meta, devices.get("sm_90")) == (132,)
+
+
+# ---- every config at one shape (--config all), and what a row says it ran on ------------------------
+
+def test_config_all_models_every_config_and_leaves_out_the_one_that_cannot_launch(no_gpu):
+    """gemm's autotune space at 2048^3 on sm_90: 16 configs, of which 128x256x64 with 5 stages needs 240 KB of
+    shared memory (sm_90 allows 227 KB) and is left out with that reason; the others are modelled, in order."""
+    out = invoke("bench", "gemm", "--config", "all", "-t", "sm_90", "-s", "M=2048,N=2048,K=2048", "--dtype", "fp16",
+                 "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["sweep"] == "config" and data["kind"] == "modelled" and len(data["points"]) == 15
+    assert [p["config"] for p in data["points"]][0].startswith("num_warps=8, num_stages=2, BLOCK_SIZE_M=128")
+    [(left_out)] = data["skipped"]
+    assert left_out["config"]["num_stages"] == 5 and "needs 240 KB of shared memory" in left_out["why"]
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(report.schema("bench")).validate(data)
+    text = invoke("bench", "gemm", "--config", "all", "-t", "sm_90", "-s", "M=2048,N=2048,K=2048", "--dtype", "fp16")
+    lines = text.stdout.splitlines()
+    assert "15 configs at M=2048, N=2048, K=2048, fp16; all with GROUP_SIZE_M=8" in lines[0]
+    assert lines[1].split()[:5] == ["BM", "BN", "BK", "warps", "stages"]
+    assert any(line.startswith("left out  BLOCK_SIZE_M=128, BLOCK_SIZE_N=256") for line in lines)
+
+
+def test_config_n_is_that_config_and_config_conflicts_are_refused(no_gpu):
+    one = json.loads(invoke("bench", "vector_add", "--config", "4", "-t", "sm_90", "--json").stdout)
+    assert one["sweep"] is None and one["points"][0]["config"] == "num_warps=4, num_stages=3, BLOCK_SIZE=512"
+    for extra, word in ((("--sweep", "N=1024..4096"), "--sweep"), (("--breakdown",), "--breakdown")):
+        out = invoke("bench", "vector_add", "--config", "all", "-t", "sm_90", *extra)
+        assert out.exit_code == 2 and f"--config and {word}" in out.stderr and len(out.stderr.splitlines()) == 1
+    out = invoke("bench", "vector_add", "--config", "99", "-t", "sm_90")
+    assert out.exit_code == 2 and "--config 99: expected `list` or 0..14" in out.stderr
+
+
+CONFIGS_WIRING = r'''
+import json, sys, functools
+import torch, triton.testing
+from playground.bench import measured, record, throughput
+from playground.core import devices
+from playground.core.request import Request
+
+timed = []
+def fake_bench(fn, return_mode="all", **_):
+    fn()
+    timed.append(fn)
+    return [0.001 * len(timed)] * 3       # each timed call 1 us slower than the one before
+
+real_prepare = measured._prepare
+def prepare(spec, config, device="cuda", row=None):
+    launch, inputs, outputs, check = real_prepare(spec, config, device="cpu", row=row)
+    def add():            # what the kernel computes, in torch: the configs' wiring is under test here, not Triton
+        outputs["out"].copy_(inputs["x"] + inputs["y"])
+    return add, inputs, outputs, check
+
+triton.testing.do_bench = fake_bench
+torch.cuda.synchronize = lambda: None
+measured._prepare = prepare
+measured._empty_launch = lambda: (lambda: None)
+measured.local_device = lambda t: devices.get("sm_90")
+throughput.measurable = lambda target: ""          # as on a GPU: measured
+configs = [{"BLOCK_SIZE": 256, "num_warps": 2}, {"BLOCK_SIZE": 512, "num_warps": 4},
+           {"BLOCK_SIZE": 1024, "num_warps": 4}]
+result = throughput.run(Request.of("vector_add", "sm_90", shape={"N": 1000}, dtype="fp32"), configs=configs)
+record.append(sys.argv[1], result)
+print(json.dumps({"timed": len(timed), "kind": result.kind, "sweep": result.sweep_dim,
+                  "triton_us": [p.triton.median_ms * 1e3 for p in result.points],
+                  "torch_us": [p.torch.median_ms * 1e3 for p in result.points],
+                  "shared": [p.baseline_shared for p in result.points], "clocks": result.points[0].clocks}))
+'''
+
+
+def test_config_all_on_a_gpu_times_each_config_and_the_baseline_once(tmp_path):
+    """The measured path with a fake timer and torch's add in the kernel's place (the kernel itself is run and
+    checked by the wiring test above): three configs are timed, PyTorch and the empty launch once with the first;
+    the record has three Triton rows, each with its config, and one PyTorch row, each saying what it ran on."""
+    pytest.importorskip("torch")
+    import csv
+    import os
+    import subprocess
+    import sys
+    root = Path(cli.__file__).parent
+    script = tmp_path / "configs.py"
+    script.write_text(CONFIGS_WIRING)
+    rows_path = tmp_path / "rows.csv"
+    done = subprocess.run([sys.executable, str(script), str(rows_path)], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(root)), cwd=root, timeout=300)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    # 5 timed calls: config 1, its baseline and empty launch, then configs 2 and 3 alone
+    assert out["timed"] == 5 and (out["kind"], out["sweep"]) == ("measured", "config")
+    assert out["triton_us"] == pytest.approx([1, 4, 5]) and out["torch_us"] == pytest.approx([2, 2, 2])
+    assert out["shared"] == [False, True, True]
+    assert out["clocks"].startswith("not read (")           # no NVML here: said, not guessed
+    rows = list(csv.DictReader(open(rows_path)))
+    assert [(r["implementation"], r["config"]) for r in rows] == [
+        ("triton", "num_warps=2;num_stages=3;BLOCK_SIZE=256"), ("torch", ""),
+        ("triton", "num_warps=4;num_stages=3;BLOCK_SIZE=512"), ("triton", "num_warps=4;num_stages=3;BLOCK_SIZE=1024")]
+    assert len({r["source"] for r in rows}) == 1 and rows[0]["source"].startswith("playground bench --record, 20")
+    assert all(r["software"].startswith("triton ") and "; torch " in r["software"] and r["clocks"] for r in rows)
+
+
+class FakeNVML:
+    """pynvml as nvidia-ml-py has it, answering from lists: the SM clock climbs as the timed runs go on."""
+    NVML_CLOCK_SM, NVML_CLOCK_MEM = 1, 2
+
+    def __init__(self, sm):
+        self.sm = list(sm)
+
+    def nvmlInit(self):
+        pass
+
+    def nvmlDeviceGetHandleByIndex(self, index):
+        return index
+
+    def nvmlDeviceGetClockInfo(self, handle, which):
+        if which == self.NVML_CLOCK_MEM:
+            return 2619
+        return self.sm.pop(0) if len(self.sm) > 1 else self.sm[0]
+
+    def nvmlSystemGetDriverVersion(self):
+        return b"580.159.04"
+
+    def nvmlSystemGetCudaDriverVersion(self):
+        return 13000
+
+
+def test_clocks_are_sampled_while_timed_and_the_driver_read_through_nvml(monkeypatch):
+    import sys
+    import time
+    torch = pytest.importorskip("torch")
+    from playground.bench import environment
+    monkeypatch.setitem(sys.modules, "pynvml", FakeNVML([1755, 1890, 1980]))
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+    with environment.ClockWatch() as watch:
+        time.sleep(5 * environment.SAMPLE_S)
+    assert watch.phrase().startswith("SM 1755-1980 MHz, memory 2619 MHz (NVML, ")
+    assert environment.driver().startswith("NVIDIA 580.159.04, CUDA 13.0 driver API")
+    monkeypatch.setitem(sys.modules, "pynvml", None)              # not installed: said so
+    with environment.ClockWatch() as watch:
+        pass
+    assert watch.phrase() == "not read (nvidia-ml-py (pynvml) is not installed)"

@@ -45,6 +45,8 @@ class Measured:
     l2_bytes: int
     method: str                   # "do_bench (L2 flushed)" or "do_bench_cudagraph"
     checked: str = ""             # what the correctness checks said
+    clocks: str = ""              # the clocks NVML reported while Triton's runs were timed (environment.py)
+    baseline_shared: bool = False  # torch and empty_launch are an earlier config's, at the same shape and inputs
     warnings: list[str] = field(default_factory=list)
     kind: str = "measured"
     modelled: object = None       # the performance model for this GPU (model/explain.Explanation), beside it
@@ -143,10 +145,17 @@ def local_device(target):
                                peak_tflops={k: v * scale for k, v in device.peak_tflops.items()})
 
 
-def measure(request, cuda_graph: bool = False) -> Measured:
-    """Check, time Triton and PyTorch on the same inputs, check again."""
+def measure(request, cuda_graph: bool = False, shared: Measured | None = None) -> Measured:
+    """Check, time Triton and PyTorch on the same inputs, check again.
+
+    `shared`: an earlier config's point at the same shape and dtype, whose PyTorch baseline and empty launch
+    are the same calls on the same seeded inputs: they are taken from it rather than timed again (`bench
+    --config all`), and the point says so (`baseline_shared`).
+    """
     import torch
     import triton.testing
+
+    from .environment import ClockWatch
 
     spec, target, config = request.spec, request.target, request.config
     if spec.flops is None or spec.bytes is None:
@@ -161,17 +170,21 @@ def measure(request, cuda_graph: bool = False) -> Measured:
     launch()
     torch.cuda.synchronize()
     check("before timing")
-    triton_ms = Timing(bench_fn(launch, return_mode="all"))
-    check("after timing")
-    baseline = baseline_call(spec, inputs, {**config.meta, **config.shape})
     baseline_problem = ""
-    if baseline:
-        try:
-            baseline_problem = _baseline_mismatch(spec, config, baseline(), check.expected)
-        except Exception as e:   # a baseline that cannot run is reported, and not timed
-            baseline_problem, baseline = f"it raises {type(e).__name__}: {e}", None
-    torch_ms = Timing(bench_fn(baseline, return_mode="all")) if baseline else None
-    empty_ms = Timing(bench_fn(_empty_launch(), return_mode="all"))
+    with ClockWatch() as clocks:       # every timed run of this point: Triton's, and PyTorch's where timed here
+        triton_ms = Timing(bench_fn(launch, return_mode="all"))
+        check("after timing")
+        if shared is not None:
+            torch_ms, empty_ms = shared.torch, shared.empty_launch
+        else:
+            baseline = baseline_call(spec, inputs, {**config.meta, **config.shape})
+            if baseline:
+                try:
+                    baseline_problem = _baseline_mismatch(spec, config, baseline(), check.expected)
+                except Exception as e:   # a baseline that cannot run is reported, and not timed
+                    baseline_problem, baseline = f"it raises {type(e).__name__}: {e}", None
+            torch_ms = Timing(bench_fn(baseline, return_mode="all")) if baseline else None
+            empty_ms = Timing(bench_fn(_empty_launch(), return_mode="all"))
     device = local_device(target)
     compiled = request.compile()
     peak, roof = roofline.peak_for(device, roofline.matrix_precision(compiled))
@@ -180,7 +193,8 @@ def measure(request, cuda_graph: bool = False) -> Measured:
                  bytes=spec.bytes(config.shape, dtypes.size(config.dtype)), triton=triton_ms, torch=torch_ms,
                  empty_launch=empty_ms, baseline=spec.torch_baseline, peak_tflops=peak, roof=roof,
                  bandwidth_gbs=device.mem_bandwidth_gbs, l2_bytes=device.l2_bytes, method=method,
-                 checked="output matched the reference before and after timing")
+                 checked="output matched the reference before and after timing", clocks=clocks.phrase(),
+                 baseline_shared=shared is not None)
     m.warnings = guards(m)
     if compiled is not None:
         from ..model import explain
@@ -188,6 +202,8 @@ def measure(request, cuda_graph: bool = False) -> Measured:
             m.modelled = explain.explain(compiled, device)
         except UserError:                # a kernel the model cannot place is measured all the same
             pass
+    if shared is not None:
+        m.warnings += [w for w in shared.warnings if w.startswith("the PyTorch baseline")]
     if baseline_problem:
         m.warnings.insert(0, f"the PyTorch baseline ({spec.torch_baseline}) does not compute the kernel's output, "
                              f"so the speedup compares different work: {baseline_problem}")

@@ -4,9 +4,9 @@ from __future__ import annotations
 from ..figures import roofline
 from ..figures.roofline import MEASURE_HINT
 from ..model import explain
-from ..report.report import table
+from ..report.report import config_head, table, varying
 from .measured import Measured
-from .throughput import BenchResult
+from .throughput import CONFIG, BenchResult
 from .timing import gbs, tflops
 
 
@@ -54,19 +54,25 @@ def _us(ms: float) -> str:
 
 
 def columns(result: BenchResult) -> list[str]:
-    dims = list(result.points[0].shape)
+    dims = list(result.points[0].shape) + (_config_keys(result) if result.sweep_dim == CONFIG else [])
     if result.kind == "modelled":
         return ["kernel", "target", "device", "kind", *dims, "dtype", "time_us", "band_low_us", "band_high_us",
                 "bottleneck", "tflops", "gbs", "percent_of_peak", "roofline_us", "roofline_bound", "intensity",
                 "waves", "roofline_wave_fill"]
     return ["kernel", "target", "device", "kind", *dims, "dtype", "triton_us", "triton_q20_us", "triton_q80_us",
-            "tflops", "gbs", "percent_of_peak", "torch_us", "torch_tflops", "torch_gbs", "speedup", "warnings"]
+            "tflops", "gbs", "percent_of_peak", "torch_us", "torch_tflops", "torch_gbs", "speedup", "modelled_us",
+            "clocks", "warnings"]
+
+
+def _config_keys(result: BenchResult) -> list[str]:
+    return list(dict.fromkeys(k for c in result.configs for k in c))
 
 
 def rows(result: BenchResult) -> list[dict]:
     out = []
-    for p in result.points:
-        row = {"kernel": p.kernel, "target": p.target, "device": p.device, "kind": p.kind, **p.shape,
+    configs = result.configs if result.sweep_dim == CONFIG else [{}] * len(result.points)
+    for p, config in zip(result.points, configs):
+        row = {"kernel": p.kernel, "target": p.target, "device": p.device, "kind": p.kind, **p.shape, **config,
                "dtype": p.dtype}
         if result.kind == "modelled":
             e, x = p.estimate, p.explained
@@ -83,25 +89,40 @@ def rows(result: BenchResult) -> list[dict]:
                        torch_us=p.torch.median_ms * 1e3 if p.torch else None,
                        torch_tflops=tflops(p.flops, p.torch.median_ms) if p.torch else None,
                        torch_gbs=gbs(p.bytes, p.torch.median_ms) if p.torch else None,
-                       speedup=p.speedup, warnings=" | ".join(p.warnings))
+                       speedup=p.speedup, modelled_us=p.modelled.seconds * 1e6 if p.modelled else None,
+                       clocks=p.clocks, warnings=" | ".join(p.warnings))
         out.append(row)
     return out
 
 
 def table_lines(result: BenchResult) -> list[str]:
+    """A sweep, or every config at one shape (CONFIG): one row each."""
     dim = result.sweep_dim
-    head = (f"{result.kind}    {result.kernel} on {result.target} ({result.device}), sweep over {dim}"
-            + (f"; {result.reason}" if result.reason else ""))
+    if dim == CONFIG:
+        keys = varying(result.configs)
+        shape = ", ".join(f"{k}={v}" for k, v in result.points[0].shape.items())
+        fixed = {k: v for k, v in result.configs[0].items() if k not in keys}
+        head = (f"{result.kind}    {result.kernel} on {result.target} ({result.device}), {len(result.points)} configs "
+                f"at {shape}, {result.points[0].dtype}" + (f"; all with {_config_words(fixed)}" if fixed else "")
+                + (f"; {result.reason}" if result.reason else ""))
+        first = [config_head(k) for k in keys]
+        label = lambda r: [str(r.get(k, "")) for k in keys]      # noqa: E731
+    else:
+        head = (f"{result.kind}    {result.kernel} on {result.target} ({result.device}), sweep over {dim}"
+                + (f"; {result.reason}" if result.reason else ""))
+        first = [dim]
+        label = lambda r: [str(r[dim])]                            # noqa: E731
     out = [head]
     if result.kind == "modelled":
-        body = [[str(r[dim]), f"{r['time_us']:.4g}",
+        body = [[*label(r), f"{r['time_us']:.4g}",
                  f"{r['band_low_us']:.4g}-{r['band_high_us']:.4g}" if r["band_low_us"] is not None else "-",
                  f"{r['tflops']:.4g}", f"{r['gbs']:.4g}", f"{r['percent_of_peak']:.1f}",
                  explain.NAMES.get(r["bottleneck"], r["roofline_bound"]), f"{r['roofline_us']:.4g}",
                  str(r["waves"] or "-")]
                 for r in rows(result)]
-        out += table([dim, "time (us)", "band (us)", "TFLOP/s", "GB/s", "% peak", "bound", "roofline (us)", "waves"],
-                     body, "r" * 9)
+        out += table([*first, "time (us)", "band (us)", "TFLOP/s", "GB/s", "% peak", "bound", "roofline (us)",
+                      "waves"], body, "r" * (len(first) + 8))
+        out += _skipped_lines(result)
         out.append(f"modelled: every row is the performance model's typical time, its band, and what bounds it; "
                    f"the roofline with wave quantisation is the ceiling beside it; {MEASURE_HINT}")
         return out
@@ -109,11 +130,28 @@ def table_lines(result: BenchResult) -> list[str]:
     for r in rows(result):
         torch_us = f"{r['torch_us']:.4g}" if r["torch_us"] is not None else "-"
         speedup = f"{r['speedup']:.2f}x" if r["speedup"] is not None else "-"
-        body.append([str(r[dim]), f"{r['triton_us']:.4g}", f"{r['triton_q20_us']:.4g}-{r['triton_q80_us']:.4g}",
-                     f"{r['tflops']:.4g}", f"{r['gbs']:.4g}", f"{r['percent_of_peak']:.1f}", torch_us, speedup])
-    out += table([dim, "triton us", "q20-q80 us", "TFLOP/s", "GB/s", "% peak", "torch us", "speedup"], body, "r" * 8)
-    out += [f"warning at {dim}={point.shape.get(dim)}: {w}" for point in result.points for w in point.warnings]
+        modelled = f"{r['modelled_us']:.4g}" if r["modelled_us"] is not None else "-"
+        body.append([*label(r), f"{r['triton_us']:.4g}", f"{r['triton_q20_us']:.4g}-{r['triton_q80_us']:.4g}",
+                     f"{r['tflops']:.4g}", f"{r['gbs']:.4g}", f"{r['percent_of_peak']:.1f}", torch_us, speedup,
+                     modelled])
+    out += table([*first, "triton us", "q20-q80 us", "TFLOP/s", "GB/s", "% peak", "torch us", "speedup",
+                  "modelled us"], body, "r" * (len(first) + 8))
+    out += _skipped_lines(result)
+    if dim == CONFIG and result.points[0].torch is not None:
+        out.append(f"torch us: {result.points[0].baseline}, timed once at this shape and shown beside every config")
+    out.append("modelled us: the performance model's typical time for the row's binary (MODELLED, not measured)")
+    where = (lambda i, p: _config_words(result.configs[i])) if dim == CONFIG else \
+        (lambda i, p: f"{dim}={p.shape.get(dim)}")
+    out += [f"warning at {where(i, p)}: {w}" for i, p in enumerate(result.points) for w in p.warnings]
     return out
+
+
+def _config_words(config: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in config.items())
+
+
+def _skipped_lines(result: BenchResult) -> list[str]:
+    return [f"left out  {_config_words(c)}: {why}" for c, why in result.skipped]
 
 
 def to_csv(result: BenchResult) -> str:

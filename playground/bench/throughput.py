@@ -3,15 +3,17 @@ target (model/explain.py, with figures/roofline.py as its ceiling; labelled mode
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..core import devices, targets
 from ..core.params import doubling
-from ..errors import UserError
+from ..errors import KernelFailure, UserError
 from ..figures import roofline
 from ..figures.roofline import MEASURE_HINT
 from ..model import explain
 from .measured import measure
+
+CONFIG = "config"          # BenchResult.sweep_dim when a result holds one point per config at one shape
 
 
 @dataclass
@@ -20,13 +22,18 @@ class BenchResult:
     kernel: str
     target: str
     device: str
-    points: list                       # Measured or roofline.Model, one per shape
-    sweep_dim: str | None = None
+    points: list                       # Measured or roofline.Model, one per shape (or per config)
+    sweep_dim: str | None = None       # the swept dimension, or CONFIG when every config is timed at one shape
     reason: str = ""                   # why modelled (no GPU here, another target named)
+    configs: list = field(default_factory=list)    # with CONFIG: each point's config, as the space gives it
+    skipped: list = field(default_factory=list)    # with CONFIG: (config, why) for each one not timed
 
     def as_dict(self) -> dict:
         d = {"kind": self.kind, "kernel": self.kernel, "target": self.target, "device": self.device,
              "sweep": self.sweep_dim, "reason": self.reason, "points": [p.as_dict() for p in self.points]}
+        if self.sweep_dim == CONFIG:
+            d["configs"] = self.configs
+            d["skipped"] = [{"config": c, "why": why} for c, why in self.skipped]
         if self.kind == "modelled":
             d["how_to_measure"] = MEASURE_HINT
         return d
@@ -72,10 +79,13 @@ def measurable(target) -> str:
 
 
 def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: int | None = None,
-        progress: bool = False) -> BenchResult:
+        progress: bool = False, configs: list[dict] | None = None) -> BenchResult:
     """Measure a request's kernel against PyTorch on the local GPU, or model it for its target: one
-    shape, or a sweep of one dimension (`N=1024..65536`) over the request's shape."""
+    shape, a sweep of one dimension (`N=1024..65536`) over the request's shape, or, with `configs`,
+    each of those configs at the request's shape (`bench --config all`: what an autotuner would time)."""
     spec, tgt = request.spec, request.target
+    if sweep and configs:
+        raise UserError("--sweep and --config all: time every config at one shape, or one config over a sweep")
     dim, values = parse_sweep(sweep, spec) if sweep else (None, [None])
     reason = measurable(tgt)
     if num_sms is not None and not reason:
@@ -83,23 +93,73 @@ def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: in
     if reason and cuda_graph:
         reason += " (--cuda-graph applies to measurements only)"
     device = devices.with_num_sms(devices.get(tgt), num_sms) if reason else None
+    if configs:
+        return _run_configs(request, configs, reason, device, cuda_graph, progress)
     points = []
     with _progress(len(values), progress and len(values) > 1, f"{spec.name} {dim or ''}") as advance:
         for value in values:
             point = request.changed(shape={dim: value}) if dim else request
-            if reason:
-                compiled = point.compile()
-                modelled = roofline.model(compiled, device)
-                with contextlib.suppress(UserError):     # a kernel the model cannot place keeps its roofline
-                    modelled.explained = explain.explain(compiled, device)
-                points.append(modelled)
-            else:
-                points.append(measure(point, cuda_graph=cuda_graph))
+            points.append(_modelled(point.compile(), device) if reason else measure(point, cuda_graph=cuda_graph))
             advance()
     kind = "modelled" if reason else "measured"
     name = device.name if device else points[0].device
     return BenchResult(kind=kind, kernel=spec.name, target=tgt.label, device=name, points=points,
                        sweep_dim=dim, reason=reason)
+
+
+def _modelled(compiled, device):
+    modelled = roofline.model(compiled, device)
+    with contextlib.suppress(UserError):     # a kernel the model cannot place keeps its roofline
+        modelled.explained = explain.explain(compiled, device)
+    return modelled
+
+
+def _run_configs(request, configs: list[dict], reason: str, device, cuda_graph: bool, progress: bool) -> BenchResult:
+    """Each config at the request's shape, in the space's order. A config that cannot launch on the GPU (too much
+    shared memory, too many registers) is skipped, as is one that fails to compile or to match the reference:
+    the others are still timed, and the result says why for each (a failure makes the command exit 1). On a GPU
+    the PyTorch baseline and the empty launch are timed once, with the first config, and shared."""
+    from ..core.spec import split_config
+    spec, tgt = request.spec, request.target
+    points, kept, skipped, shared = [], [], [], None
+    with _progress(len(configs), progress, f"{spec.name} configs") as advance:
+        for config in configs:
+            meta, warps, stages = split_config(config)
+            try:
+                point = request.changed(meta=meta or None, num_warps=warps, num_stages=stages)
+                compiled = point.compile()
+                blocks, why = roofline.active_blocks(compiled)
+                if blocks == 0:
+                    skipped.append((config, why))
+                elif reason:
+                    points.append(_modelled(compiled, device))
+                    kept.append(config)
+                else:
+                    m = measure(point, cuda_graph=cuda_graph, shared=shared)
+                    shared = shared or m
+                    points.append(m)
+                    kept.append(config)
+            except UserError as e:
+                skipped.append((config, str(e)))
+            except Exception as e:      # a kernel that fails (KernelFailure), or a launch the driver refuses
+                what = str(e) if isinstance(e, KernelFailure) else f"{type(e).__name__}: {e}"
+                skipped.append((config, f"failed: {what}"))
+            advance()
+    if not points:
+        why = "; ".join(f"{_config_words(c)}: {w}" for c, w in skipped) or "no configs"
+        raise (KernelFailure if failed(skipped) else UserError)(f"{spec.name}: no config could be timed ({why})")
+    kind = "modelled" if reason else "measured"
+    return BenchResult(kind=kind, kernel=spec.name, target=tgt.label, device=device.name if device else points[0].device,
+                       points=points, sweep_dim=CONFIG, reason=reason, configs=kept, skipped=skipped)
+
+
+def failed(skipped: list) -> list:
+    """The configs of `skipped` that failed (did not compile, run or match), not merely unlaunchable."""
+    return [(c, why) for c, why in skipped if why.startswith("failed")]
+
+
+def _config_words(config: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in config.items())
 
 
 @contextlib.contextmanager

@@ -35,6 +35,22 @@ def schema(command: str) -> dict:
     return json.loads(path.read_text())
 
 
+def varying(configs: list[dict]) -> list[str]:
+    """The config keys that differ between configs (constant ones go in the title)."""
+    keys = list(dict.fromkeys(k for c in configs for k in c))
+    return [k for k in keys if len({repr(c.get(k)) for c in configs}) > 1] or keys
+
+
+def config_head(name: str) -> str:
+    """BLOCK_SIZE_M -> BM, GROUP_SIZE_M -> GM, num_warps -> warps: a config key as a table header."""
+    if name in ("num_warps", "num_stages"):
+        return name.split("_")[1]
+    parts = name.split("_")
+    if len(parts) > 1 and parts[-1] and len(parts[-1]) <= 2:
+        return parts[0][0] + parts[-1]
+    return name
+
+
 def table(head: list[str], rows: list[list[str]], align: str = "") -> list[str]:
     """A plain-text table through rich: columns two spaces apart, `align` one letter per column
     (l or r; missing letters mean l), trailing spaces dropped. Cells are single lines of text.

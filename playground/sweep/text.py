@@ -4,26 +4,9 @@ from __future__ import annotations
 import csv
 import io
 
-from ..report.report import table
+from ..report.report import config_head, table, varying
 from ..units import count, kib, pct
-from .space import LAUNCH_KEYS
 from .triage import Sweep
-
-
-def varying(configs: list[dict]) -> list[str]:
-    """The config keys that differ between configs (constant ones go in the title)."""
-    keys = list(dict.fromkeys(k for c in configs for k in c))
-    return [k for k in keys if len({repr(c.get(k)) for c in configs}) > 1] or keys
-
-
-def _short(name: str) -> str:
-    """BLOCK_SIZE_M -> BM, GROUP_SIZE_M -> GM, num_warps -> warps: table headers, not identifiers."""
-    if name in LAUNCH_KEYS:
-        return name.split("_")[1]
-    parts = name.split("_")
-    if len(parts) > 1 and parts[-1] and len(parts[-1]) <= 2:
-        return parts[0][0] + parts[-1]
-    return name
 
 
 def _fixed(s: Sweep, target: str) -> dict:
@@ -39,7 +22,7 @@ def _fixed(s: Sweep, target: str) -> dict:
 
 def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
     keys = varying(s.configs)
-    head = [_short(k) for k in keys] + ["regs", "spills", "smem", "blocks/SM", "occupancy", "limiter",
+    head = [config_head(k) for k in keys] + ["regs", "spills", "smem", "blocks/SM", "occupancy", "limiter",
                                         "modelled", "band", "bound", "rank", "notes"]
     body = []
     for r in s.by_target(target):
