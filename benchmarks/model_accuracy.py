@@ -62,6 +62,7 @@ MEMORY_BOUND = ("softmax", "vector_add", "layernorm")
 # grid is that part's SM count). A row that names only "H100" or "A100" is taken as the SXM part: an
 # assumption the report repeats.
 GPUS = [
+    (("h200",), "h200"),
     (("h100", "pcie"), "h100-pcie"),
     (("h100", "nvl"), "h100-nvl"),
     (("h100",), "sm_90"),

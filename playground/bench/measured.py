@@ -125,8 +125,9 @@ def local_device(target):
     SM count, boost clock, memory clock and bus width come from the driver (Triton's
     get_device_properties). Bandwidth = memory clock x bus width x 2 (double data rate), as
     triton.testing.get_dram_gbps computes it; compute peaks scale with SMs x clock, the datasheets'
-    own arithmetic. On AMD the driver's memory clock does not give the datasheet bandwidth, so the
-    table's bandwidth stays.
+    own arithmetic. On NVIDIA the L2's size is the driver's too (torch's L2_cache_size), which no
+    datasheet gives for some parts. On AMD the driver's memory clock does not give the datasheet
+    bandwidth, and its L2 is one XCD's, so the table's bandwidth and L2 stay.
     """
     import torch
     from triton.runtime import driver
@@ -137,11 +138,13 @@ def local_device(target):
     device = devices.with_num_sms(table, props.get("multiprocessor_count") or table.num_sms)
     clock_ghz = (props.get("sm_clock_rate") or 0) / 1e6 or table.clock_ghz
     scale = clock_ghz / table.clock_ghz if table.clock_ghz else 1.0
-    bandwidth = table.mem_bandwidth_gbs
+    bandwidth, l2_bytes = table.mem_bandwidth_gbs, table.l2_bytes
     if table.is_nvidia and props.get("mem_clock_rate") and props.get("mem_bus_width"):
         bandwidth = props["mem_clock_rate"] * props["mem_bus_width"] * 2 / 1e6 / 8
+    if table.is_nvidia:
+        l2_bytes = getattr(torch.cuda.get_device_properties(index), "L2_cache_size", 0) or l2_bytes
     return dataclasses.replace(device, name=torch.cuda.get_device_name(index), clock_ghz=clock_ghz,
-                               mem_bandwidth_gbs=bandwidth,
+                               mem_bandwidth_gbs=bandwidth, l2_bytes=l2_bytes,
                                peak_tflops={k: v * scale for k, v in device.peak_tflops.items()})
 
 

@@ -264,6 +264,11 @@ DEVICES.update({
 # 114 SMs at its 1755 MHz boost, 2000 GB/s, FP32 51.2, TF32 378, FP16/BF16 756, FP8 1513 TFLOPS, 80 GB; the NVL
 # 132 SMs at 1785 MHz, 3.9 TB/s, FP32 60, TF32 417.5, FP16/BF16 835.5, FP8 1670.5 TFLOPS, 94 GB. The H800 SXM5
 # is the H100 SXM5's figures for everything here (what differs is NVLink and FP64).
+# NVIDIA H200 datasheet (the SXM part; sparse tensor figures halved): the H100 SXM5's 132 SMs, clock and peaks
+# (FP16/BF16 989.5, FP8 1979, TF32 494.5, FP32 67 TFLOPS) with 141 GB of HBM3e at 4.8 TB/s. No NVIDIA document
+# gives its L2: the driver reports 60 MB (cudaDevAttrL2CacheSize, as torch reads it) on the H200s this project's
+# GPU sessions are lent, the whole L2 the GH100 die implements (Chips and Cheese, "Nvidia's H100: Funny L2, and
+# Tons of Bandwidth", 2023: 60 MB on the die, 50 MB enabled on the H100 parts).
 # NVIDIA L40S datasheet (Ada): 18,176 CUDA cores (142 SMs of 128), 864 GB/s, 48 GB; tensor with FP32
 # accumulate, dense: FP16/BF16 362.05, TF32 183, FP8 733; FP32 91.6 TFLOPS; 2520 MHz boost. Its L2 is not on
 # the datasheet, and sources disagree: 48 MB in TechPowerUp's database; two measurements on an L40 (the same
@@ -283,6 +288,8 @@ VARIANTS = {
                                     memory_bytes=94 * GB, peak_tflops={"fp32": 60.0, "tf32": 417.5, "fp16": 835.5,
                                                                        "bf16": 835.5, "fp8": 1670.5}),
     "h800": dataclasses.replace(DEVICES["sm_90"], name="H800 SXM5"),
+    "h200": dataclasses.replace(DEVICES["sm_90"], name="H200 SXM 141GB", mem_bandwidth_gbs=4800.0,
+                                memory_bytes=141 * GB, l2_bytes=60 * MB),
     "l40s": dataclasses.replace(DEVICES["sm_89"], name="L40S", num_sms=142, mem_bandwidth_gbs=864.0, l2_bytes=96 * MB,
                                 memory_bytes=48 * GB, peak_tflops={"fp32": 91.6, "tf32": 183.0, "fp16": 362.05,
                                                                    "bf16": 362.05, "fp8": 733.0}),
