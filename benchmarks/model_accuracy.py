@@ -62,6 +62,7 @@ MEMORY_BOUND = ("softmax", "vector_add", "layernorm")
 # grid is that part's SM count). A row that names only "H100" or "A100" is taken as the SXM part: an
 # assumption the report repeats.
 GPUS = [
+    (("gh200",), None),          # Grace Hopper: no device row; named first, or "h200" inside its name would claim it
     (("h200",), "h200"),
     (("h100", "pcie"), "h100-pcie"),
     (("h100", "nvl"), "h100-nvl"),
@@ -109,6 +110,8 @@ def gpu_of(name: str):
     low = name.lower().replace(" ", "")
     for words, gpu in GPUS:
         if all(w in low for w in words):
+            if gpu is None:
+                return None, None
             target = targets.resolve(gpu)
             return target, devices.get(target)
     return None, None

@@ -73,6 +73,9 @@ def test_the_accuracy_script_finds_launch_bound_rows_in_the_sources_own_numbers(
     assert model_accuracy.gpu_of("NVIDIA GeForce RTX 3090")[0].name == "sm_86"
     assert model_accuracy.gpu_of("NVIDIA H100 80GB HBM3")[1].name == "H100 SXM5 80GB"   # nvidia-smi's SXM5 name
     assert model_accuracy.gpu_of("NVIDIA GH200 SXM") == (None, None)       # no device row: left out, said so
+    h200 = model_accuracy.gpu_of("NVIDIA H200")        # what the driver calls the H200 SXM a GPU session may be lent
+    assert (h200[0].name, h200[1].mem_bandwidth_gbs, h200[1].l2_bytes, h200[1].num_sms) == ("sm_90", 4800.0, 60 * 2**20, 132)
+    assert model_accuracy.gpu_of("NVIDIA H100 80GB HBM3")[1].l2_bytes == 50 * 2**20
 
 
 # ---- the figures the model's note quotes (model/explain.py) come from the script, on these rows -----------
