@@ -28,15 +28,18 @@ kernel dominates; Spearman rank correlation >= 0.8 across shapes; one model, unc
 
 Rows that time several configs at one shape (an autotuner's log) check what `sweep` is for: the order of
 configs. They are judged apart, by order: of the pairs the GPU separates, how many the model orders the
-same way, calls a tie (sweep's rule), or orders the other way.
+same way, calls a tie (sweep's rule), or orders the other way. Rows `bench --record` measured (a GPU session's
+`--config all`) time the kernel alone, so they are compared by time as well, each modelled with its own config.
 
-Run: python benchmarks/model_accuracy.py [--rows] [--csv PATH]
+Run: python benchmarks/model_accuracy.py [--rows] [--csv PATH] [--json FILE]
+(--json FILE also saves every figure printed, as data: what a GPU session keeps as its judgement.)
 """
 from __future__ import annotations
 
 import argparse
 import csv
 import dataclasses
+import json
 import statistics
 import sys
 from collections import defaultdict
@@ -46,6 +49,7 @@ from typing import Callable, NamedTuple
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from playground.bench import record  # noqa: E402
 from playground.core import devices, registry, targets  # noqa: E402
 from playground.errors import KernelFailure, UserError  # noqa: E402
 from playground.model import explain  # noqa: E402
@@ -253,8 +257,9 @@ def host_bound(rows: list[dict]) -> set[int]:
 def ordering_blocks(rows: list[dict]) -> dict:
     """Rows that time several configs of one kernel at one shape, on one GPU, from one source: {(source,
     kernel, GPU, implementation, dtype, shape): [row index, ...]} for each such group of at least 3 configs.
-    They check what `sweep` is for, the order of configs; their times are compared by order only, since a
-    source that times configs is an autotuner, whose figures carry its own overhead."""
+    They check what `sweep` is for, the order of configs; a published block's times are compared by order only,
+    since a source that times configs is an autotuner, whose figures carry its own overhead (a recorded block,
+    `bench --config all --record`, times each kernel alone and is compared by time too: evaluate)."""
     blocks: dict = defaultdict(list)
     for i, row in enumerate(rows):
         if (row.get("config") or "").strip() and row["kernel"].strip() in SHAPES:
@@ -275,7 +280,7 @@ def evaluate(rows: list[dict]) -> tuple[dict, list]:
     flat = host_bound(rows)
     in_blocks = {i for members in ordering_blocks(rows).values() for i in members}
     for i, row in enumerate(rows, 2):            # line numbers as in the file (line 1 is the header)
-        if i - 2 in in_blocks:
+        if i - 2 in in_blocks and not record.recorded(row):
             left_out.append((i, row, "one of several configs timed at one shape: judged by their order (config "
                                      "orderings), not by time"))
             continue
@@ -364,10 +369,47 @@ def median_error(points: list) -> float:
     return statistics.median(abs(s - m) / m for m, s, *_ in points)
 
 
+def group_verdict(kernel: str, points: list) -> dict:
+    """A group's figures and whether they meet the goals (None where a goal does not apply)."""
+    med = median_error(points)
+    rho = spearman([m for m, *_ in points], [s for _, s, *_ in points])
+    ok_err = med <= GOAL_ERROR if (kernel == "gemm" or kernel in MEMORY_BOUND) else None
+    return {"median_error": med, "rank_corr": rho, "meets_error": ok_err,
+            "meets_rank": None if rho is None else rho >= GOAL_RANK, "in_band": sum(p[5] for p in points)}
+
+
+def as_data(path: str, rows: list[dict], groups: dict, blocks: list, left_out: list) -> dict:
+    """Everything the report prints, as data: each group's error and rank correlation (with every row's measured
+    and MODELLED time), each config ordering (pairs right, tied, reversed, and each config's times), and the rows
+    left out with why."""
+    def ordering(o: Ordering) -> dict:
+        source, kernel, gpu, impl, dtype, shape = o.key
+        return {"source": source, "kernel": kernel, "gpu": gpu, "implementation": impl, "dtype": dtype,
+                "shape": {d: int(float(v)) for d, v in zip(SHAPES[kernel], shape)}, "configs": len(o.points), "separated": o.separated,
+                "right": o.right, "tied": o.tied, "reversed": o.wrong, "rank_corr": o.rank_corr,
+                "ranked_first": o.first, "ranked_first_slowdown": o.pick_slowdown,
+                "points": [{"line": line, "config": row["config"], "measured_us": m * 1e6,
+                            "modelled_us": e.seconds * 1e6, "modelled_low_us": e.low * 1e6,
+                            "modelled_high_us": e.high * 1e6, "bound": e.bound} for m, e, row, line in o.points]}
+    return {
+        "validation_set": str(path), "rows": len(rows), "goals": {"median_error": GOAL_ERROR, "rank_corr": GOAL_RANK},
+        "note": "modelled times are the performance model's (MODELLED), compared with the rows' MEASURED times",
+        "groups": [{"kernel": kernel, "gpu": gpu, "implementation": impl, "rows": len(points),
+                    **group_verdict(kernel, points),
+                    "points": [{"line": line, "config": config, "measured_us": m * 1e6, "modelled_us": s * 1e6,
+                                "in_band": inside, **{d: row[d] for d in SHAPES[kernel]}}
+                               for m, s, row, config, line, inside in sorted(points, key=lambda p: p[4])]}
+                   for (kernel, gpu, impl), points in sorted(groups.items())],
+        "orderings": [ordering(o) for o in blocks],
+        "left_out": [{"line": line, "why": why} for line, _, why in left_out],
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", action="store_true", help="print every row's modelled and measured time")
     parser.add_argument("--csv", default=str(DATA), help="the validation set (default: benchmarks/data/measured.csv)")
+    parser.add_argument("--json", metavar="FILE", help="also save every figure as data (a GPU session's judgement)")
     args = parser.parse_args()
     rows = list(csv.DictReader(open(args.csv, newline="")))
     groups, left_out = evaluate(rows)
@@ -376,20 +418,18 @@ def main() -> int:
           f"taken as the SXM part, and marked * in the table.\n"
           f"  median |err|: of modelled against measured time. Goal <= {GOAL_ERROR:.0%} for GEMM and the memory-bound "
           f"kernels ({', '.join(MEMORY_BOUND)}); attention is reported, not judged.\n"
-          f"  rank corr: Spearman's, of modelled against measured time across the group's shapes (goal >= "
-          f"{GOAL_RANK}); shapes, not configs: no row records the config it ran, so these rows do not check the "
-          f"order sweep gives configs.\n"
+          f"  rank corr: Spearman's, of modelled against measured time across the group's rows (goal >= "
+          f"{GOAL_RANK}): its shapes, and its configs where a recorded run (bench --config all) timed several; a "
+          f"published row records no config, so those groups check shapes, and the config orderings below check "
+          f"the order sweep gives configs.\n"
           f"  in band: rows measured inside the model's optimistic-to-pessimistic span (its uncertain constants "
           f"at either end), not a confidence interval.\n")
     print(f"{'kernel':<16}{'GPU':<22}{'implementation':<24}{'rows':>5}{'median |err|':>14}{'rank corr':>11}"
           f"{'in band':>9}  goals")
     verdicts, named_verdicts = [], []
     for (kernel, gpu, impl), points in sorted(groups.items()):
-        med = median_error(points)
-        rho = spearman([m for m, *_ in points], [s for _, s, *_ in points])
-        goal_err = kernel == "gemm" or kernel in MEMORY_BOUND
-        ok_err = med <= GOAL_ERROR if goal_err else None
-        ok_rank = None if rho is None else rho >= GOAL_RANK
+        verdict = group_verdict(kernel, points)
+        med, rho, ok_err, ok_rank = (verdict[k] for k in ("median_error", "rank_corr", "meets_error", "meets_rank"))
         verdict = "; ".join(v for v in (
             "" if ok_err is None else f"error {'meets' if ok_err else 'MISSES'} <= {GOAL_ERROR:.0%}",
             "" if ok_rank is None else f"rank {'meets' if ok_rank else 'MISSES'} >= {GOAL_RANK}") if v)
@@ -453,6 +493,8 @@ def main() -> int:
                 for m, e, row, line in o.points:
                     print(f"      line {line}: {row['config']}: measured {m * 1e6:.4g} us, modelled "
                           f"{e.seconds * 1e6:.4g} us ({e.low * 1e6:.4g}-{e.high * 1e6:.4g}), {explain.shares_phrase(e)}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(as_data(args.csv, rows, groups, blocks, left_out), indent=1) + "\n")
     print(f"\nleft out: {len(left_out)} rows")
     reasons = defaultdict(list)
     for line, row, why in left_out:

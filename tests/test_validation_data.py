@@ -39,9 +39,14 @@ def expected_us(row) -> float:
 
 
 def test_every_row_is_cited_quoted_and_converted_by_its_kernels_count():
+    """A published row cites and quotes its source; a row a GPU session measured (`bench --record`) says what it
+    ran on instead, in the format record.check_row holds it to."""
     data = rows()
     assert len(data) >= 200
     for line, row in enumerate(data, 2):
+        if record.recorded(row):
+            assert not record.check_row(row), (line, record.check_row(row))
+            continue
         for column in ("kernel", "implementation", "gpu", "dtype", "source", "quote"):
             assert row[column].strip(), (line, column)
         assert row["source"].startswith("https://"), line
@@ -209,3 +214,43 @@ def test_the_configs_the_l40s_refused_for_shared_memory_need_what_its_log_says()
         assert compiled.resources.dynamic_shared == required
         occ = occupancy.of(compiled)
         assert not occ.launchable and "shared" in occ.reason
+
+
+# ---- rows a GPU session recorded (bench --config all --record): judged by order and by time ----------------
+
+FIXTURE = ROOT / "tests" / "data" / "gpu_session" / "measured.csv"
+
+
+def test_a_recorded_rows_format_is_checked_and_a_bad_row_is_named():
+    good = next(csv.DictReader(open(FIXTURE, newline="")))
+    assert record.recorded(good) and record.check_row(good) == []
+    assert record.check_row({**good, "clocks": ""}) == ["no clocks"]
+    assert record.check_row({**good, "figure": "88.0"}) == ["figure and time_us must be the same time, in us"]
+    assert record.check_row({**good, "config": "BLOCK_SIZE_M=128;num_warps"}) == [
+        "config 'BLOCK_SIZE_M=128;num_warps' is not NAME=V;NAME=V;..."]
+    assert record.check_row({**good, "source": "https://example.org"})[0].startswith("source 'https://example.org'")
+
+
+def test_recorded_configs_are_judged_by_order_and_by_time_and_saved_as_data(tmp_path):
+    """The dry run's fixture: four configs of one recorded run (the times of four rows of the L40S log). Unlike
+    the published log, whose times carry the autotuner's overhead, a recorded block is compared by time too; the
+    --json file holds what the report prints."""
+    import json
+    import subprocess
+    accuracy = _accuracy()
+    picked = list(csv.DictReader(open(FIXTURE, newline="")))
+    groups, left_out = accuracy.evaluate(picked)
+    assert not left_out and [len(points) for points in groups.values()] == [4]
+    [(blocks)], _ = accuracy.orderings(picked)
+    assert (blocks.separated, blocks.right + blocks.tied + blocks.wrong) == (6, 6)
+    out = tmp_path / "judgement.json"
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "model_accuracy.py"), "--csv", str(FIXTURE),
+                           "--json", str(out)], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(out.read_text())
+    [group], [ordering] = data["groups"], data["orderings"]
+    assert (group["kernel"], group["gpu"], group["rows"]) == ("gemm", "L40S", 4)
+    assert group["median_error"] == pytest.approx(accuracy.median_error(next(iter(groups.values()))))
+    assert ordering["shape"] == {"M": 2048, "N": 2048, "K": 2048} and ordering["separated"] == 6
+    assert [p["measured_us"] for p in ordering["points"]] == [87.0, 100.4, 114.9, 123.9]
+    assert f"of 6 pairs the GPU separates, the model orders {ordering['right']} as the GPU did" in done.stdout

@@ -22,6 +22,33 @@ FIELDS = ("kernel", "implementation", "gpu", "M", "N", "K", "Z", "H", "N_CTX", "
           "unit", "time_us", "derivation", "source", "quote", "notes", "driver", "clocks", "software")
 # the columns the published rows leave empty: what a measurement ran on, which a source seldom states
 ENVIRONMENT = ("driver", "clocks", "software")
+SOURCE = "playground bench --record"       # how a recorded row's `source` begins: a run of this tool, not a citation
+
+
+def recorded(row: dict) -> bool:
+    """Whether a row of the set was measured by `bench --record` (else it was copied from a published source)."""
+    return (row.get("source") or "").startswith(SOURCE)
+
+
+def check_row(row: dict) -> list[str]:
+    """What is wrong with a recorded row, as `rows` writes them: [] for a good one. The intake of a GPU session's
+    rows (scripts/gpu_intake.py) and the validation set's tests hold every recorded row to it."""
+    problems = [f"no {c}" for c in ("kernel", "implementation", "gpu", "dtype", "source", "derivation", *ENVIRONMENT)
+                if not (row.get(c) or "").strip()]
+    if not recorded(row):
+        problems.append(f"source {row.get('source')!r} does not begin with {SOURCE!r}")
+    try:
+        if float(row.get("time_us") or "nan") <= 0:
+            problems.append(f"time_us {row['time_us']} is not a time")
+    except ValueError:
+        problems.append(f"time_us {row.get('time_us')!r} is not a number")
+    if row.get("unit") != "us" or row.get("figure") != row.get("time_us"):
+        problems.append("figure and time_us must be the same time, in us")
+    config = row.get("config") or ""
+    if row.get("implementation") == "triton" and not all(k and v for k, _, v in
+                                                          (part.partition("=") for part in config.split(";"))):
+        problems.append(f"config {config!r} is not NAME=V;NAME=V;...")
+    return problems
 
 
 def rows(result, when: datetime.datetime | None = None) -> list[dict]:
