@@ -180,3 +180,53 @@ def test_exercise_blocks_run_on_the_solution_and_the_start(tmp_path):
     assert block.command() == "cat tutorials/solutions/02_leaky_relu_matmul.py\n"
     assert not regen.problems(block, regen.run(block))
     assert regen.problems(block, regen.run(block, "start")) == ["output lacks 'tl.where'"]
+
+
+# ---- output a GPU session recorded --------------------------------------------------------------------
+
+GPU_BLOCKS = [b for b in BLOCKS if b.needs_gpu]
+
+
+@pytest.mark.parametrize("block", GPU_BLOCKS, ids=[b.id for b in GPU_BLOCKS])
+def test_a_gpu_blocks_output_is_what_a_gpu_session_recorded(block):
+    """A block that needs a CUDA GPU shows output only from tutorials/recorded.json, as its filters trim it."""
+    assert not regen.recorded_problems(block, regen.recorded()), regen.recorded_problems(block, regen.recorded())
+
+
+def test_gpu_blocks_run_as_written_on_a_gpu_and_show_their_output():
+    """Every GPU block can run unattended on a GPU session (no command that waits for ever, no file that is not
+    in the repository) and says what to look for and how much of its output to show."""
+    assert len(GPU_BLOCKS) >= 5
+    for block in GPU_BLOCKS:
+        assert block.output_filters is not None, f"{block.id}: no <!-- output: --> to show a recorded run"
+        assert block.expect or block.expect_re, f"{block.id}: nothing to check on the GPU"
+        assert "-lms" not in block.code or block.code.startswith("timeout "), f"{block.id}: never ends"
+        assert "my_script.py" not in block.code, f"{block.id}: names a file the repository lacks"
+
+
+def test_harness_shows_recorded_output_and_refuses_output_typed_by_hand(tmp_path):
+    path = _doc(tmp_path, """\
+        ```bash
+        nvidia-smi -L
+        ```
+        <!-- skip: needs a CUDA GPU -->
+        <!-- output: max=1 -->
+        ```text
+        GPU 0: typed by hand
+        ```
+        """)
+    (block,) = regen.parse(path)
+    assert regen.recorded_problems(block, {}) == [f"{block.id}: shows output that no GPU session recorded for this code"]
+    record = {"code": block.code, "gpu": "NVIDIA H100 80GB HBM3", "date": "2026-11-28", "exit": 0,
+              "software": "triton 3.6.0; torch 2.11.0+cu130", "output": "GPU 0: NVIDIA H100 80GB HBM3\nGPU 1: other\n"}
+    records = {block.code: record}
+    assert regen.recorded_problems(block, records) == [
+        f"{block.id}: the output shown is not what a GPU session recorded (tutorials/recorded.json)"]
+    regen.apply_recorded(path, records)
+    (block,) = regen.parse(path)
+    assert block.committed_output() == ("# recorded on NVIDIA H100 80GB HBM3, 2026-11-28 (triton 3.6.0; torch 2.11.0+cu130)"
+                                        "\nGPU 0: NVIDIA H100 80GB HBM3\n... (1 more lines)")
+    assert regen.recorded_problems(block, records) == []
+    regen.apply_recorded(path, {})          # the record gone (the code changed): the output goes with it
+    (block,) = regen.parse(path)
+    assert block.committed_output() is None and regen.recorded_problems(block, {}) == []

@@ -3,6 +3,9 @@
     python tutorials/regenerate.py                 # every lesson and solution
     python tutorials/regenerate.py 02 06           # lessons whose file name starts with 02 or 06
     python tutorials/regenerate.py --check         # change nothing; exit 1 if a block fails or is stale
+    python tutorials/regenerate.py --gpu-only --save OUT.json
+                                                   # on a GPU: run only the blocks that need one, keep
+                                                   # their output in OUT.json (scripts/gpu_session.sh)
 
 Run it with the project's virtual environment (its `bin/` goes first on PATH, as in the tests).
 The same parser and runner serve tests/test_tutorials.py, so what the lessons show, what
@@ -29,6 +32,12 @@ The markup, after a ```bash or ```python block (each on its own line):
                                    max=N       keep the first N lines
                                    width=N     cut longer lines to N characters
                                    only=REGEX  shorten the lines it matches to the matches
+
+A block that needs a CUDA GPU shows output only as a GPU session recorded it: tutorials/recorded.json
+holds each such block's output, keyed by its exact code, with the GPU, date and software it ran on
+(scripts/gpu_intake.py adds a session's); its ```text block is that output, trimmed by the filters,
+under a line that says where it was recorded. A block whose code changed has no record until a GPU
+runs it again, and shows no output meanwhile.
 
 The output shown has the repository's absolute path removed (paths read as relative to the
 repository root, where the commands run), so the lessons read the same in any checkout.
@@ -59,6 +68,8 @@ VOLATILE = [
     # check's time per input class, layout and config runs
     (re.compile(r"(?<=[a-z ]) \d+\.\d\d s(?=,|$)", re.M), r" N s"),
 ]
+
+RECORDED = TUTORIALS / "recorded.json"
 
 _FENCE = re.compile(r"^```(\w*)\s*$")
 _DIRECTIVE = re.compile(r"^<!--\s*([a-z-]+)\s*:\s*(.*?)\s*-->\s*$")
@@ -107,7 +118,11 @@ class Block:
     def runs_here(self) -> bool:
         if self.skip is None:
             return True
-        return "CUDA GPU" in self.skip and has_cuda_gpu()
+        return self.needs_gpu and has_cuda_gpu()
+
+    @property
+    def needs_gpu(self) -> bool:
+        return self.skip is not None and "CUDA GPU" in self.skip
 
 
 @dataclass
@@ -274,6 +289,94 @@ def normalise(text: str) -> str:
     return "\n".join(line.rstrip() for line in text.strip("\n").splitlines())
 
 
+# ---- output a GPU session recorded --------------------------------------------------------------
+
+def recorded(path: Path = RECORDED) -> dict[str, dict]:
+    """The GPU blocks' recorded runs, by their exact code: {code: {lesson, gpu, date, software, exit, output}}."""
+    if not path.exists():
+        return {}
+    import json
+    return {r["code"]: r for r in json.loads(path.read_text())["blocks"]}
+
+
+def recorded_output(block: Block, record: dict) -> str:
+    """The ```text block of a GPU block: where it was recorded, then its output trimmed by the block's filters."""
+    where = f"# recorded on {record['gpu']}, {record['date']} ({record['software']})"
+    return where + "\n" + trim(record["output"], block.output_filters or [])
+
+
+def recorded_problems(block: Block, records: dict[str, dict]) -> list[str]:
+    """What is wrong with a GPU block's output as the lesson shows it: output no session recorded, or not the
+    recorded output as its filters trim it."""
+    committed, record = block.committed_output(), records.get(block.code)
+    if record is None:
+        return [] if committed is None else [f"{block.id}: shows output that no GPU session recorded for this code"]
+    if block.output_filters is None:
+        return []
+    if committed is None or normalise(committed) != normalise(recorded_output(block, record)):
+        return [f"{block.id}: the output shown is not what a GPU session recorded (tutorials/recorded.json)"]
+    return []
+
+
+def recorded_edits(blocks: list[Block], records: dict[str, dict]) -> tuple[list, list, list[str]]:
+    """For the GPU blocks among `blocks` (not run here): the output blocks to write from their records, the ones
+    to remove (output no session recorded), and the problems each had."""
+    replacements, removals, found = [], [], []
+    for block in blocks:
+        if not block.needs_gpu:
+            continue
+        problems_here = recorded_problems(block, records)
+        found += problems_here
+        if problems_here and block.code in records and block.output_filters is not None:
+            replacements.append((block, recorded_output(block, records[block.code])))
+        elif problems_here:
+            removals.append(block)
+    return replacements, removals, found
+
+
+def apply_recorded(path: Path, records: dict[str, dict] | None = None) -> list[str]:
+    """Show each GPU block of a lesson as tutorials/recorded.json has it, running nothing (scripts/gpu_intake.py);
+    returns what changed."""
+    replacements, removals, found = recorded_edits(parse(path), recorded() if records is None else records)
+    write_outputs(path, replacements, removals)
+    return found
+
+
+def write_outputs(path: Path, replacements: list, removals: list) -> None:
+    """Rewrite a lesson's output blocks: (block, text) to show, and blocks whose output block goes."""
+    if not replacements and not removals:
+        return
+    lines = path.read_text().splitlines()
+    edits = [(block, ["```text", *shown.splitlines(), "```"]) for block, shown in replacements]
+    edits += [(block, []) for block in removals if block.output_span]
+    for block, new in sorted(edits, key=lambda e: e[0].line, reverse=True):
+        if block.output_span:
+            start, end = block.output_span
+            lines[start:end] = new
+        else:
+            lines[block.insert_at:block.insert_at] = new
+    path.write_text("\n".join(lines) + "\n")
+
+
+def run_gpu_blocks(files: list[Path]) -> list[dict]:
+    """Run every block that needs a CUDA GPU (on one), as a GPU session does: each with its exit, output and the
+    problems its expectations find, ready for tutorials/recorded.json."""
+    out = []
+    for path in files:
+        for block in parse(path):
+            if not block.needs_gpu:
+                continue
+            result = run(block)
+            found = problems(block, result)
+            print(f"  {'FAIL' if found else 'ok':<4}  {block.id}  {block.code.strip().splitlines()[0][:80]}")
+            for p in found:
+                print(f"        {p}")
+            out.append({"lesson": str(path.relative_to(TUTORIALS)), "line": block.line, "code": block.code,
+                        "exit": result.exit, "output": result.output.replace(str(ROOT) + os.sep, ""),
+                        "problems": found})
+    return out
+
+
 def stale(block: Block, result: Result) -> bool:
     """Whether the output shown differs from what the command prints now.
 
@@ -403,7 +506,10 @@ def regenerate(path: Path, check_only: bool = False) -> list[str]:
         for note in fix_anchors(path):
             print(f"  link  {note}")
     blocks = parse(path)
-    replacements = []
+    records = recorded()
+    replacements, removals, found = recorded_edits([b for b in blocks if not b.runs_here()], records)
+    if check_only:
+        failures += found
     for block in blocks:
         if not block.runs_here():
             print(f"  skip  {block.id}: {block.skip}")
@@ -420,7 +526,7 @@ def regenerate(path: Path, check_only: bool = False) -> list[str]:
         if block.exercise and not problems(block, run(block, "start")):
             failures.append(f"{block.id}: the exercise's starting file {block.exercise['start']} already passes")
             print(f"        {failures[-1]}")
-        if block.output_filters is not None:
+        if block.output_filters is not None and not block.needs_gpu:   # a GPU block shows what a session recorded
             if check_only and stale(block, result):
                 failures.append(f"{block.id}: the output shown is not what the command prints now")
             shown = trim(result.output, block.output_filters)
@@ -428,16 +534,8 @@ def regenerate(path: Path, check_only: bool = False) -> list[str]:
             # Same but for a compile time: keep the text, so that regenerating does not churn diffs.
             if committed is None or normalise(shown) != normalise(committed):
                 replacements.append((block, shown))
-    if not check_only and replacements:
-        lines = path.read_text().splitlines()
-        for block, shown in reversed(replacements):
-            new = ["```text", *shown.splitlines(), "```"]
-            if block.output_span:
-                start, end = block.output_span
-                lines[start:end] = new
-            else:
-                lines[block.insert_at:block.insert_at] = new
-        path.write_text("\n".join(lines) + "\n")
+    if not check_only:
+        write_outputs(path, replacements, removals)
     for link in links(path):
         for p in link_problems(link):
             failures.append(f"{path.name}:{link.line}: {p}")
@@ -449,9 +547,21 @@ def main(argv: list[str]) -> int:
         print(__doc__.strip())
         return 0
     check_only = "--check" in argv
-    wanted = [a for a in argv if not a.startswith("--")]
+    save = argv[argv.index("--save") + 1] if "--save" in argv and argv.index("--save") + 1 < len(argv) else None
+    wanted = [a for a in argv if not a.startswith("--") and a != save]
     files = [p for p in lesson_files()
              if not wanted or any(p.name.startswith(w) or str(p).endswith(w) for w in wanted)]
+    if "--gpu-only" in argv:
+        if not has_cuda_gpu():
+            print("--gpu-only runs the blocks that need a CUDA GPU, and torch sees none here", file=sys.stderr)
+            return 2
+        runs = run_gpu_blocks(files)
+        if save:
+            import json
+            Path(save).write_text(json.dumps({"blocks": runs}, indent=1) + "\n")
+        failed = [r for r in runs if r["problems"]]
+        print(f"\n{len(runs)} GPU block(s) run; {len(failed)} failed their expectations")
+        return 1 if failed else 0
     failures = []
     for path in files:
         print(path.relative_to(ROOT))
