@@ -364,6 +364,15 @@ def orderings(rows: list[dict], cache: dict | None = None) -> tuple[list[Orderin
     return out, left_out
 
 
+def judge(rows: list[dict]) -> tuple[dict, list, list]:
+    """Everything the report says: the groups compared by time (evaluate), the config orderings, and the rows left
+    out of both, each with why (a block's row the model could not place says why it could not)."""
+    groups, left_out = evaluate(rows)
+    blocks, unmodelled = orderings(rows)
+    why_not = {line: why for line, _, why in unmodelled}
+    return groups, blocks, [(line, row, why_not.get(line, why)) for line, row, why in left_out]
+
+
 def median_error(points: list) -> float:
     """The median |modelled - measured| / measured of a group's points (as evaluate gives them)."""
     return statistics.median(abs(s - m) / m for m, s, *_ in points)
@@ -376,6 +385,22 @@ def group_verdict(kernel: str, points: list) -> dict:
     ok_err = med <= GOAL_ERROR if (kernel == "gemm" or kernel in MEMORY_BOUND) else None
     return {"median_error": med, "rank_corr": rho, "meets_error": ok_err,
             "meets_rank": None if rho is None else rho >= GOAL_RANK, "in_band": sum(p[5] for p in points)}
+
+
+def summary(groups: dict) -> dict:
+    """Over every modelled row: its count, median error, rows inside the band, which way the model errs, and the
+    goals met (all groups, and those whose GPU the source names exactly)."""
+    every = [point for points in groups.values() for point in points]
+    verdicts, named = [], []
+    for (kernel, gpu, _), points in groups.items():
+        verdict = group_verdict(kernel, points)
+        checks = [v for v in (verdict["meets_error"], verdict["meets_rank"]) if v is not None]
+        verdicts += checks
+        named += checks if not gpu.endswith(" *") else []
+    return {"rows": len(every), "median_error": median_error(every) if every else None,
+            "in_band": sum(p[5] for p in every), "faster": sum(s < m for m, s, *_ in every),
+            "slower": sum(s > m for m, s, *_ in every), "goals_met": sum(verdicts), "goals": len(verdicts),
+            "named_goals_met": sum(named), "named_goals": len(named)}
 
 
 def as_data(path: str, rows: list[dict], groups: dict, blocks: list, left_out: list) -> dict:
@@ -393,6 +418,7 @@ def as_data(path: str, rows: list[dict], groups: dict, blocks: list, left_out: l
                             "modelled_high_us": e.high * 1e6, "bound": e.bound} for m, e, row, line in o.points]}
     return {
         "validation_set": str(path), "rows": len(rows), "goals": {"median_error": GOAL_ERROR, "rank_corr": GOAL_RANK},
+        "summary": summary(groups),
         "note": "modelled times are the performance model's (MODELLED), compared with the rows' MEASURED times",
         "groups": [{"kernel": kernel, "gpu": gpu, "implementation": impl, "rows": len(points),
                     **group_verdict(kernel, points),
@@ -405,6 +431,37 @@ def as_data(path: str, rows: list[dict], groups: dict, blocks: list, left_out: l
     }
 
 
+README_BEGIN = "<!-- accuracy: begin (scripts/gpu_intake.py writes this from benchmarks/model_accuracy.py) -->"
+README_END = "<!-- accuracy: end -->"
+
+
+def readme_block(data: dict, rows: list[dict]) -> str:
+    """The figures benchmarks/data/README.md shows, from as_data's answer: what the set holds, and where the model
+    stands on it (every figure MODELLED against MEASURED)."""
+    recorded = sum(record.recorded(row) for row in rows)
+    total = data["summary"]
+    lines = [README_BEGIN,
+             f"- **rows:** {len(rows)}: {len(rows) - recorded} published, {recorded} recorded by this project's GPU "
+             f"sessions (`bench --record`); {total['rows']} modelled and compared by time, "
+             f"{len(data['left_out'])} left out with their reasons (`python benchmarks/model_accuracy.py`)."]
+    if total["rows"]:
+        lines.append(f"- **the model against them (MODELLED vs MEASURED):** median |error| "
+                     f"{100 * total['median_error']:.1f}%; {total['in_band']} rows inside its band; modelled faster "
+                     f"on {total['faster']}, slower on {total['slower']}. Goals (median error <= {GOAL_ERROR:.0%}, "
+                     f"rank correlation >= {GOAL_RANK}, per kernel, GPU and implementation) met in {total['goals_met']} "
+                     f"of {total['goals']} checks, {total['named_goals_met']} of {total['named_goals']} on GPUs named "
+                     f"exactly.")
+    for o in data["orderings"]:
+        shape = ",".join(f"{d}={v}" for d, v in o["shape"].items())
+        whence = "recorded " + o["source"].split(", ", 1)[1].split(" (")[0] if o["source"].startswith(record.SOURCE) \
+            else "published"
+        lines.append(f"- **config order,** {o['kernel']} {shape} {o['dtype']} on {o['gpu']} ({o['implementation']}, "
+                     f"{whence}): of {o['separated']} pairs of its {o['configs']} configs the GPU ran more than "
+                     f"{GPU_SEPARATES:.0%} apart, the model ordered {o['right']} as the GPU did, tied {o['tied']}, "
+                     f"reversed {o['reversed']}.")
+    return "\n".join(lines + [README_END])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", action="store_true", help="print every row's modelled and measured time")
@@ -412,7 +469,7 @@ def main() -> int:
     parser.add_argument("--json", metavar="FILE", help="also save every figure as data (a GPU session's judgement)")
     args = parser.parse_args()
     rows = list(csv.DictReader(open(args.csv, newline="")))
-    groups, left_out = evaluate(rows)
+    groups, blocks, left_out = judge(rows)
     print(f"validation set: {args.csv} ({len(rows)} rows); modelled with playground's performance model "
           f"(MODELLED times, compared with the rows' MEASURED ones). A row that names only A100 or H100 is "
           f"taken as the SXM part, and marked * in the table.\n"
@@ -426,16 +483,12 @@ def main() -> int:
           f"at either end), not a confidence interval.\n")
     print(f"{'kernel':<16}{'GPU':<22}{'implementation':<24}{'rows':>5}{'median |err|':>14}{'rank corr':>11}"
           f"{'in band':>9}  goals")
-    verdicts, named_verdicts = [], []
     for (kernel, gpu, impl), points in sorted(groups.items()):
         verdict = group_verdict(kernel, points)
         med, rho, ok_err, ok_rank = (verdict[k] for k in ("median_error", "rank_corr", "meets_error", "meets_rank"))
         verdict = "; ".join(v for v in (
             "" if ok_err is None else f"error {'meets' if ok_err else 'MISSES'} <= {GOAL_ERROR:.0%}",
             "" if ok_rank is None else f"rank {'meets' if ok_rank else 'MISSES'} >= {GOAL_RANK}") if v)
-        verdicts += [v for v in (ok_err, ok_rank) if v is not None]
-        if not gpu.endswith(" *"):
-            named_verdicts += [v for v in (ok_err, ok_rank) if v is not None]
         inside = sum(p[5] for p in points)
         print(f"{kernel:<16}{gpu:<22}{impl:<24}{len(points):>5}{100 * med:>13.1f}%"
               f"{'-' if rho is None else f'{rho:.2f}':>11}{f'{inside}/{len(points)}':>9}  {verdict or '-'}")
@@ -446,13 +499,12 @@ def main() -> int:
                       f"({100 * (s - m) / m:+.0f}%) with {config}")
     every = [point for points in groups.values() for point in points]
     if every:
-        inside = sum(point[5] for point in every)
-        print(f"\nall modelled rows: {len(every)}, median |error| {100 * median_error(every):.1f}%, "
-              f"{inside} inside the model's band; goals met in {sum(verdicts)} of {len(verdicts)} checks, "
-              f"{sum(named_verdicts)} of {len(named_verdicts)} on GPUs named exactly")
-        fast = sum(s < m for m, s, *_ in every)
-        slow = sum(s > m for m, s, *_ in every)
-        print(f"modelled faster than measured on {fast} rows, slower on {slow}: the model leans optimistic. One model "
+        total = summary(groups)
+        print(f"\nall modelled rows: {total['rows']}, median |error| {100 * total['median_error']:.1f}%, "
+              f"{total['in_band']} inside the model's band; goals met in {total['goals_met']} of {total['goals']} "
+              f"checks, {total['named_goals_met']} of {total['named_goals']} on GPUs named exactly")
+        print(f"modelled faster than measured on {total['faster']} rows, slower on {total['slower']}: the model leans "
+              f"{'optimistic' if total['faster'] >= total['slower'] else 'pessimistic'}. One model "
               f"for every GPU: the same code, with each architecture's published figures (datasheets, "
               f"microbenchmark papers); nothing fitted per GPU.")
     split = defaultdict(list)
@@ -467,9 +519,6 @@ def main() -> int:
         points = split.get((triton, named))
         if points:
             print(f"  {label:<62} {len(points):>4} rows, median |error| {100 * median_error(points):.1f}%")
-    blocks, unmodelled = orderings(rows)
-    why_not = {line: why for line, _, why in unmodelled}      # a block's row that could not be modelled: why
-    left_out = [(line, row, why_not.get(line, why)) for line, row, why in left_out]
     if blocks:
         print(f"\nconfig orderings: several configs timed at one shape, ranked by the model as sweep ranks them "
               f"(ties by sweep's rule). A pair counts when the GPU separates it, by more than {GPU_SEPARATES:.0%}; "

@@ -370,6 +370,28 @@ def test_breakdown_on_the_gpu():
     assert all(t.median_ms > 0 for _, t, _ in b.rows) and b.total.median_ms > 0
 
 
+@gpu
+@needs_gpu
+def test_config_all_on_the_gpu_records_every_config_with_the_clocks_it_ran_at(tmp_path):
+    """Every config of vector_add timed on this GPU: the JSON is the schema's, each recorded row passes the
+    validation set's format check, and NVML read the clocks while it was timed."""
+    import csv
+
+    from playground.bench import record
+    path = tmp_path / "rows.csv"
+    out = invoke("bench", "vector_add", "--config", "all", "--shape", "N=1048576", "--record", path, "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["kind"] == "measured" and data["sweep"] == "config" and len(data["points"]) == 15
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(report.schema("bench")).validate(data)
+    rows = list(csv.DictReader(open(path)))
+    assert [r["implementation"] for r in rows].count("triton") == 15 and [r["implementation"] for r in rows][1] == "torch"
+    assert all(record.check_row(r) == [] for r in rows)
+    assert all(r["clocks"].startswith("SM ") for r in rows), rows[0]["clocks"]
+    assert all(p["baseline_shared"] for p in data["points"][1:]) and not data["points"][0]["baseline_shared"]
+
+
 def test_baseline_that_computes_something_else_is_caught():
     torch = pytest.importorskip("torch")
     spec = registry.load("vector_add")

@@ -315,8 +315,16 @@ def test_a_rocm_target_plans_with_hipblas_and_wavefront_64_and_differs_from_sm_9
     assert "plans it as a ROCm 6.4.0 build: 2 launches" in gemm.stdout and "library: hipBLAS GEMM" in gemm.stdout
 
 
+def _torch_fuse_reads() -> bool:
+    from playground.inductor.plan import SUPPORTED_TORCH
+    from playground.versions import torch_build
+    return any((torch_build().get("torch") or "").startswith(v) for v in SUPPORTED_TORCH)
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not __import__("playground.core.targets", fromlist=["native"]).native(), reason="needs a CUDA device")
+@pytest.mark.skipif(not _torch_fuse_reads(), reason="fuse reads only the torch versions it supports (a GPU machine "
+                                                    "may carry another)")
 def test_on_a_gpu_machine_fuse_plans_for_that_gpu_and_run_uses_it():
     # no --target: Inductor plans for the GPU itself (no stand-ins), and --run is torch.compile on it at full size
     done = fuse("torch.relu(a @ b + 1)", "--shape", "a=1024x1024,b=1024x1024", "--run", "--json")

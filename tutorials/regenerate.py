@@ -291,8 +291,9 @@ def normalise(text: str) -> str:
 
 # ---- output a GPU session recorded --------------------------------------------------------------
 
-def recorded(path: Path = RECORDED) -> dict[str, dict]:
+def recorded(path: Path | None = None) -> dict[str, dict]:
     """The GPU blocks' recorded runs, by their exact code: {code: {lesson, gpu, date, software, exit, output}}."""
+    path = path or RECORDED
     if not path.exists():
         return {}
     import json

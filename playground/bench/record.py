@@ -5,7 +5,7 @@ Only measurements are recorded: a modelled point is refused, so the set never ho
 figures. The file is only ever appended to; an existing file must have the set's header.
 
 Each row says what it ran on beyond the GPU's name (environment.py): the driver, the clocks seen while it was
-timed, and the software; its `source` names the run (the command and the minute it recorded, UTC), so that
+timed, and the software; its `source` names the run (the command and the second it recorded, UTC), so that
 configs timed together form one block (benchmarks/model_accuracy.py judges a block's order) and a run taken in
 twice can be told from a new one. The PyTorch baseline is one row per shape: `--config all` times it once.
 """
@@ -56,7 +56,7 @@ def rows(result, when: datetime.datetime | None = None) -> list[dict]:
     if result.kind != "measured":
         raise UserError(f"--record keeps measurements only, and this run is modelled ({result.reason})")
     from . import environment
-    when = (when or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%d %H:%M UTC")
+    when = (when or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%d %H:%M:%S UTC")
     ran_on = {"driver": environment.driver(), "software": environment.software()}
     out = []
     for m in result.points:
