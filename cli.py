@@ -809,7 +809,7 @@ def occupancy_command(kernel, target, meta, num_warps, num_stages, shape, dtype,
 @main.command("run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @click.argument("script")
 @click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
-@click.option("--target", "-t", default=None, help=f"The virtual GPU: {', '.join(TARGETS)} (default {DEFAULT}), or a GPU by name (l40s, h100-pcie, ...: `playground targets` lists them).")
+@click.option("--target", "-t", default=None, help=f"The virtual GPU: {', '.join(TARGETS)}, or a GPU by name (l40s, h100-pcie, ...: `playground targets` lists them); by default this machine's GPU, the script running on it, or {DEFAULT} where there is none.")
 @click.option("--no-exec", is_flag=True, help="Compile, capture and model every launch, but run none of them "
                                                 "(for scripts whose numbers do not matter).")
 @click.option("--json", "as_json", is_flag=True, help="Print the capture as one JSON object (the script's own "
@@ -824,8 +824,10 @@ def run_command(script, script_args, target, no_exec, as_json, trace_path, timel
 
     Tensors live on the CPU and kernels run in Triton's interpreter, so results and asserts are real.
     Each launch goes through Triton's own JIT for the target; times (do_bench, CUDA events, autotune)
-    are the performance model's, never measured. Other arguments after SCRIPT are the script's; after
-    `--`, all of them are (for a script with its own --target).
+    are the performance model's, never measured. On a machine with a GPU and no --target, the script
+    runs on that GPU and each launch is captured the same way, its time measured (CUDA events from
+    Triton's launch hooks). Other arguments after SCRIPT are the script's; after `--`, all of them are
+    (for a script with its own --target).
 
     \b
     playground run my_script.py --size 4096 --target sm_90
@@ -841,8 +843,10 @@ def run_command(script, script_args, target, no_exec, as_json, trace_path, timel
     trace_path, timeline_path = mine.get("trace", trace_path), mine.get("timeline", timeline_path)
     for path in (trace_path, timeline_path):
         _refuse_overwrite(path, force)
-    result = session.run_script(script, list(script_args), target or default_target, execute=not no_exec,
-                                quiet_stdout=as_json)
+    from playground.core import targets
+    if target is None and targets.native() is None:
+        target = default_target          # no GPU here: the virtual one; with one, the script runs on it (native)
+    result = session.run_script(script, list(script_args), target, execute=not no_exec, quiet_stdout=as_json)
     from playground.files import write_json
     trace = result.trace
     if trace_path:

@@ -3,8 +3,8 @@
     python -m playground.virtual.child SETTINGS.json SCRIPT [ARGS...]
 
 It installs the virtual device (torch_device.py), the stand-in driver (driver.py) and the capture
-(capture.py), runs the script as `__main__` with its own argv, and writes what it captured to the
-file SETTINGS names. The script's exceptions print a traceback trimmed to the script's own frames
+(capture.py), or, with no target, only the capture on this machine's GPU (native.py); runs the script as
+`__main__` with its own argv, and writes what it captured to the file SETTINGS names. The script's exceptions print a traceback trimmed to the script's own frames
 and exit 1; its SystemExit is kept.
 """
 from __future__ import annotations
@@ -29,7 +29,8 @@ def main(argv: list[str]) -> int:
     # Triton 3.9 warns on every process that its FP-fusion default will change; `compile` hides it too
     warnings.filterwarnings("ignore", message=".*TRITON_DEFAULT_FP_FUSION.*")
     from . import session
-    recorder = session.install_for_running(settings["target"], execute=settings["execute"])
+    recorder = (session.install_for_running(settings["target"], execute=settings["execute"]) if settings["target"]
+                else session.install_native())
     sys.argv = [script, *script_args]
     sys.path.insert(0, str(Path(script).resolve().parent))
     code = 0

@@ -33,12 +33,17 @@ class Run:
         return self.trace.get("variants", [])
 
 
-def run_script(script: str, args: list[str], target: str, execute: bool = True, quiet_stdout: bool = False) -> Run:
-    """Run `script` with `args` on a virtual GPU of `target`; returns once the script has ended."""
+def run_script(script: str, args: list[str], target: str | None, execute: bool = True,
+               quiet_stdout: bool = False) -> Run:
+    """Run `script` with `args` on a virtual GPU of `target`, or, with no target, on this machine's GPU
+    (native.py: measured); returns once the script has ended."""
     path = Path(script)
     if not path.is_file():
         raise UserError(f"no such script: {script}")
-    target_name = targets.resolve(target).label
+    target_name = targets.resolve(target).label if target else None
+    if target_name is None and not execute:
+        raise UserError("--no-exec runs no kernel on a virtual GPU; without --target the script runs on this GPU: "
+                        "name a target (--target sm_90) to capture without running")
     from ..lifecycle import child_env, run_child
     # the JIT must compile for the target (the capture interprets): no TRITON_INTERPRET in the child
     code, trace, _ = run_child("playground.virtual.child", {"target": target_name, "execute": execute,
@@ -76,6 +81,25 @@ def install_for_running(target: str, execute: bool = True):
                  f"modelled, not measured")
     _INSTALLED["target"] = target
     return recorder
+
+
+def install_native():
+    """This machine's GPU, watched (native.py): the script's kernels run there and are timed."""
+    from . import native
+    from .gpu import VirtualGPU
+    label = native.native_label()
+    recorder = native.NativeRecorder(VirtualGPU(label))     # the target's device row, for the figures and model
+    native.install(recorder)
+    recorder.say(f"this machine's {_gpu_name()} ({label}): the script runs on it; "
+                 f"each launch is timed with CUDA events from Triton's launch hooks (measured), the model's time "
+                 f"beside it (modelled)")
+    _INSTALLED["target"] = label
+    return recorder
+
+
+def _gpu_name() -> str:
+    import torch
+    return torch.cuda.get_device_name(torch.cuda.current_device())
 
 
 def install_for_reading(target: str) -> None:

@@ -11,9 +11,11 @@ def _us(seconds) -> str:
     return "-" if seconds is None else f"{seconds * 1e6:,.1f}"
 
 
-def _ran(launch: dict) -> str:
+def _ran(launch: dict, native: bool = False) -> str:
     if launch.get("error"):
         return "failed"
+    if native:
+        return "on the GPU"
     if launch.get("timed"):
         return "timed: not run"
     return "interpreted" if launch.get("executed") else "not run"
@@ -57,19 +59,25 @@ def _side_by_side(launches: list[dict]) -> float:
 
 def format_text(trace: dict, trace_file: str | None = None) -> str:
     launches, variants = trace["launches"], trace["variants"]
+    native = trace.get("native", False)
+    where = (f"this GPU, {trace['device']} ({trace['target']}); times measured with CUDA events around each launch, "
+             f"the model's beside them" if native else
+             f"the virtual {trace['target']} ({trace['device']}); times are modelled, not measured")
     out = [f"{len(launches)} launch{'es' if len(launches) != 1 else ''} of {len(variants)} compiled "
-           f"variant{'s' if len(variants) != 1 else ''} on the virtual {trace['target']} ({trace['device']}); "
-           f"times are modelled, not measured"]
+           f"variant{'s' if len(variants) != 1 else ''} on {where}"]
     if launches:
         shown = launches[:LAUNCH_ROWS]
         rows = [[str(launch["index"] + 1), launch["kernel"], launch["site"], _grid(launch["grid"]),
-                 str(launch["variant"]), _compile(launch), _ran(launch),
+                 str(launch["variant"]), _compile(launch), _ran(launch, native),
+                 *([_us(launch.get("measured_seconds"))] if native else []),
                  _us(launch.get("modelled_seconds"))] for launch in shown]
-        header, align = ["#", "kernel", "launched at", "grid", "variant", "compile", "ran", "modelled us"], "lllrrllr"
+        header = ["#", "kernel", "launched at", "grid", "variant", "compile", "ran",
+                  *(["measured us"] if native else []), "modelled us"]
+        align = "lllrrll" + ("r" if native else "") + "r"
         if _streams(launches) != [0]:       # several streams: which one, and when each kernel started
             for row, launch in zip(rows, shown):
                 row[4:4] = [str(launch.get("stream", 0)), _us(launch.get("gpu_start"))]
-            header[4:4], align = ["stream", "starts at us"], "lllrrrrllr"
+            header[4:4], align = ["stream", "starts at us"], align[:4] + "rr" + align[4:]
         out += [""] + table(header, rows, align=align)
         if len(launches) > LAUNCH_ROWS:
             out.append(f"... and {len(launches) - LAUNCH_ROWS} more (all of them in --json and --trace)")
@@ -80,11 +88,19 @@ def format_text(trace: dict, trace_file: str | None = None) -> str:
             spills = "-" if v.get("spill_bytes") is None else str(v["spill_bytes"])
             occ = "-" if v.get("occupancy") is None else pct(v["occupancy"])
             launched = f"{v['launches']}" + (f" (+{v['warmups']} warmup)" if v["warmups"] else "")
-            rows.append([str(v["id"]), v["kernel"], launched,
-                         f"{v['num_warps']}/{v['num_stages']}", regs, spills, kib(v["shared"]), occ,
-                         _specialised(v["specialised"])])
-        out += [""] + table(["variant", "kernel", "launches", "warps/stages", "regs", "spill B", "shared", "occupancy",
-                             "specialised on"], rows, align="rllrrrrrl")
+            row = [str(v["id"]), v["kernel"], launched,
+                   f"{v['num_warps']}/{v['num_stages']}", regs, spills, kib(v["shared"]), occ,
+                   _specialised(v["specialised"])]
+            if native:
+                timed = v.get("timed")
+                row[3:3] = [f"{timed['launches']} at {_us(timed['median_seconds'])} us" if timed else "-"]
+            rows.append(row)
+        header = ["variant", "kernel", "launches", "warps/stages", "regs", "spill B", "shared", "occupancy",
+                  "specialised on"]
+        align = "rllrrrrrl"
+        if native:
+            header[3:3], align = ["timing loops (median)"], "rllrrrrrrl"
+        out += [""] + table(header, rows, align=align)
         for v in variants:
             if v.get("rebuild"):
                 out.append(f"variant {v['id']}: {v['rebuild']}")
@@ -95,7 +111,17 @@ def format_text(trace: dict, trace_file: str | None = None) -> str:
             out.append("to open a variant in any command (compile, inspect, grid, occupancy, diff, sweep), save the "
                        "run with --trace FILE and name it FILE#N")
     for pick in trace.get("autotune", []):
-        out.append(f"autotune {pick['kernel']}: {pick['best']} (picked by modelled time)")
+        out.append(f"autotune {pick['kernel']}: {pick['best']} "
+                   f"({'timed on this GPU by Triton' if native else 'picked by modelled time'})")
+    if native:
+        measured = sum(launch.get("measured_seconds") or 0 for launch in launches)
+        modelled = sum(launch.get("modelled_seconds") or 0 for launch in launches)
+        out.append(f"GPU busy {measured * 1e3:,.3f} ms measured over the launches listed (modelled "
+                   f"{modelled * 1e3:,.3f} ms); the script's host time {trace['host_seconds']:,.3f} s")
+        if trace.get("unwatched_launches"):
+            out.append(f"{trace['unwatched_launches']} launches did not come through the JIT (a compiled kernel "
+                       f"launched directly): not captured")
+        return "\n".join(out)
     busy = sum(launch.get("modelled_seconds") or 0 for launch in launches)
     overlap = ""
     if _streams(launches) != [0]:
