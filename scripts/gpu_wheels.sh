@@ -6,7 +6,9 @@
 #   bash scripts/gpu_wheels.sh          # then scripts/gpu_session.sh installs them there with --no-index
 set -euo pipefail
 cd "$(dirname "$0")/.."
-PYTHON=${PYTHON:-python3}
+if [[ -z "${PYTHON:-}" ]]; then      # the project's .venv where there is one: its packaging reads the wheels
+  if [[ -x .venv/bin/python ]]; then PYTHON=.venv/bin/python; else PYTHON=python3; fi
+fi
 rm -rf .whl && mkdir .whl
 # pip matches manylinux tags exactly, so each glibc level a wheel may be built for is named (the device README)
 platforms=()
