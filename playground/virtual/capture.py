@@ -91,8 +91,22 @@ class Recorder:
     def run(self, original, jit, args, kwargs, grid, warmup):
         if self.current is not None:                # a launch from inside a hook: not the script's
             return original(jit, *args, grid=grid, warmup=warmup, **kwargs)
+        kernel, record = self._watched(original, jit, args, kwargs, grid, warmup)
+        dispatch = record["host_dispatch_seconds"]
+        if kernel is not None:
+            if "grid" not in record:     # a warmup: bind the arguments as the JIT did, for the figures
+                record["args"] = launches.describe_args(jit, _bound(jit, args, kwargs))
+            self._finish(jit, kernel, record)
+        record.pop("own_seconds")
+        self.host_clock += dispatch
+        self._mark()
+        return kernel
+
+    def _watched(self, original, jit, args, kwargs, grid, warmup, device: int = 0):
+        """The JIT's own run with this launch's record open (the launcher, or the launch hooks, fill it in):
+        (the kernel it returned, the record, with the host's dispatch time and whether it compiled)."""
         self.host_clock += self._since_mark()
-        cache = jit.device_caches[0][0]
+        cache = jit.device_caches[device][0]
         before = len(cache)
         record = self._record(jit, options={k: v for k, v in kwargs.items() if k not in jit.arg_names})
         self.current = record
@@ -102,18 +116,10 @@ class Recorder:
         finally:
             self.current = None
         # the JIT's own launch path, as a script on a GPU would pay it: without compiling or interpreting
-        dispatch = max(host_time() - dispatch_start - record.pop("own_seconds"), 0.0)
+        record["host_dispatch_seconds"] = max(host_time() - dispatch_start - record["own_seconds"], 0.0)
         record["own_seconds"] = 0.0
-        record["host_dispatch_seconds"] = dispatch
         record["new_compile"] = len(cache) > before
-        if kernel is not None:
-            if "grid" not in record:     # a warmup: bind the arguments as the JIT did, for the figures
-                record["args"] = launches.describe_args(jit, _bound(jit, args, kwargs))
-            self._finish(jit, kernel, record)
-        record.pop("own_seconds")
-        self.host_clock += dispatch
-        self._mark()
-        return kernel
+        return kernel, record
 
     def _record(self, jit, **more) -> dict:
         """A launch's record as it starts: what was launched, from where, and when on the host clock."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 import statistics
 
 from . import capture, launches
-from .capture import _bound, host_time
+from .capture import _bound
 
 
 class NativeRecorder(capture.Recorder):
@@ -38,18 +38,7 @@ class NativeRecorder(capture.Recorder):
     def run(self, original, jit, args, kwargs, grid, warmup):
         if self.current is not None:                # a launch from inside a hook: not the script's
             return original(jit, *args, grid=grid, warmup=warmup, **kwargs)
-        self.host_clock += self._since_mark()
-        device = self._torch.cuda.current_device()
-        before = len(jit.device_caches[device][0])
-        record = self._record(jit, options={k: v for k, v in kwargs.items() if k not in jit.arg_names})
-        self.current = record
-        dispatch_start = host_time()
-        try:
-            kernel = original(jit, *args, grid=grid, warmup=warmup, **kwargs)
-        finally:
-            self.current = None
-        record["host_dispatch_seconds"] = max(host_time() - dispatch_start - record["own_seconds"], 0.0)
-        record["new_compile"] = len(jit.device_caches[device][0]) > before
+        kernel, record = self._watched(original, jit, args, kwargs, grid, warmup, self._torch.cuda.current_device())
         if kernel is not None:
             values = _bound(jit, args, kwargs)
             record["args"] = launches.describe_args(jit, values)
