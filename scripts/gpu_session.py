@@ -145,6 +145,7 @@ class Session:
             self.data = {"format": "playground gpu session 1", "started": _now(), "dry_run": dry_run,
                          "budget_s": budget_s, "environment": {}, "steps": []}
         self.log = open(out / "session.log", "a", buffering=1)
+        self.lock = threading.Lock()           # a background step's lines and the step's in front, one at a time
         self.running: list[subprocess.Popen] = []
         self.stopping = False
 
@@ -152,8 +153,9 @@ class Session:
         return self.budget_s - (time.monotonic() - self.started)
 
     def say(self, text: str) -> None:
-        print(text, flush=True)
-        self.log.write(text + "\n")
+        with self.lock:
+            print(text, flush=True)
+            self.log.write(text + "\n")
 
     def save(self) -> None:
         self.data["updated"] = _now()
@@ -255,7 +257,8 @@ class Running:
             problem = self.session.keep_json(*self.step.stdout_to, "".join(self.stdout)) if self.stdout else \
                 "it printed nothing on stdout"
             if problem:
-                self.session.log.write("".join(self.stdout))
+                with self.session.lock:
+                    self.session.log.write("".join(self.stdout))
                 entry["output"] = problem
             else:
                 entry["output"] = f"{self.step.stdout_to[0]}: {self.step.stdout_to[1]}"

@@ -554,7 +554,7 @@ def main(argv: list[str]) -> int:
              if not wanted or any(p.name.startswith(w) or str(p).endswith(w) for w in wanted)]
     if "--gpu-only" in argv:
         if not has_cuda_gpu():
-            print("--gpu-only runs the blocks that need a CUDA GPU, and torch sees none here", file=sys.stderr)
+            print("error: --gpu-only runs the blocks that need a CUDA GPU, and torch sees none here", file=sys.stderr)
             return 2
         runs = run_gpu_blocks(files)
         if save:
