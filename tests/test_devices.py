@@ -169,3 +169,34 @@ def test_the_driver_names_a_gpu_by_its_words_and_memory():
                     "NVIDIA A100-PCIE-40GB": "A100 40GB", "NVIDIA H100 80GB HBM3": "H100 SXM5 80GB",
                     "AMD Instinct MI325X": "Instinct MI325X"}
     assert devices.for_driver_name(targets.resolve("l40s"), "anything").name == "L40S"    # named: that row
+
+
+def test_native_is_the_part_the_driver_names_or_the_architecture(monkeypatch):
+    """On a GPU machine `--target native` is the part its driver names (an H200 has its own bandwidth and L2), and
+    the architecture's representative where the name is not one of devices.VARIANTS (an H100 SXM5)."""
+    from triton.backends.compiler import GPUTarget
+    from triton.runtime import driver
+
+    from playground.core import targets
+
+    class Driver:
+        def __init__(self, name):
+            self.name = name
+
+        def get_current_target(self):
+            return GPUTarget("cuda", 90, 32)
+
+        def get_device_interface(self):
+            return type("Interface", (), {"get_device_name": lambda _self, index: self.name})()
+
+        def get_current_device(self):
+            return 0
+
+    monkeypatch.setattr(targets, "has_gpu", lambda: True)
+    monkeypatch.setattr(driver, "_active", Driver("NVIDIA H200"))       # restored after the test
+    h200 = targets.native()
+    assert (h200.name, h200.label) == ("sm_90", "h200") and devices.get(h200).mem_bandwidth_gbs == 4800.0
+    monkeypatch.setattr(driver, "_active", Driver("NVIDIA H100 80GB HBM3"))
+    assert targets.native() == targets.TARGETS["sm_90"]
+    monkeypatch.setattr(driver, "_active", Driver("NVIDIA H100 PCIe"))
+    assert devices.get(targets.native()).num_sms == 114

@@ -55,6 +55,9 @@ launch(4096)
 launch(4096)
 launch(4001)                      # not divisible by 16: a second variant
 triton.testing.do_bench(lambda: launch(4096))
+compiled = vector_add_kernel.warmup(x, y, out, 2048, BLOCK_SIZE=512, grid=(1,))   # a third, compiled ahead
+compiled[(4, 1, 1)](x, y, out, 2048, 512)                                        # and launched directly
+triton.testing.do_bench(lambda: compiled[(4, 1, 1)](x, y, out, 2048, 512))
 assert torch.allclose(out, x + y)
 trace = recorder.as_dict()
 print(json.dumps({"trace": trace, "text": text.format_text(trace)}, default=str))
@@ -76,27 +79,31 @@ def test_each_launch_is_timed_by_its_own_two_events_and_timing_loops_are_counted
     trace = native_run["trace"]
     assert trace["native"] is True and trace["device"] == "Fake GPU"
     launches = trace["launches"]
-    assert len(launches) == 3                                   # the do_bench loop's five are not rows
-    assert [launch["measured_seconds"] for launch in launches] == [1e-3, 1e-3, 1e-3]
+    assert len(launches) == 4                                   # the do_bench loops' ten are not rows
+    assert [launch["measured_seconds"] for launch in launches] == [1e-3] * 4
     assert all(launch["modelled_seconds"] > 0 for launch in launches)
     starts = [launch["gpu_start"] for launch in launches]
     assert starts == sorted(starts) and starts[0] > 0          # placed on the GPU's clock, after its zero
-    assert [launch["variant"] for launch in launches] == [1, 1, 2] and [l["new_compile"] for l in launches] == [
-        True, False, True]
-    first, second = trace["variants"]
+    assert [launch["variant"] for launch in launches] == [1, 1, 2, 3]
+    assert [launch["new_compile"] for launch in launches] == [True, False, True, False]
+    assert launches[3].get("direct") is True and launches[3]["grid"] == [4, 1, 1]
+    first, second, third = trace["variants"]
     assert first["timed"] == {"launches": 5, "median_seconds": 1e-3, "min_seconds": 1e-3}
+    assert third["timed"]["launches"] == 5 and (third["launches"], third["warmups"]) == (1, 1)
     assert "timed" not in second and first["same_binary"] is True and first["registers"] > 0
+    assert trace["unwatched_launches"] == 0
 
 
 def test_the_table_says_measured_and_modelled_apart(native_run):
     lines = native_run["text"].splitlines()
-    assert lines[0] == ("3 launches of 2 compiled variants on this GPU, Fake GPU (sm_90); times measured with CUDA "
+    assert lines[0] == ("4 launches of 3 compiled variants on this GPU, Fake GPU (sm_90); times measured with CUDA "
                         "events around each launch, the model's beside them")
     assert lines[2].split() == ["#", "kernel", "launched", "at", "grid", "variant", "compile", "ran", "measured", "us",
                                 "modelled", "us"]
     assert "on the GPU" in lines[4] and "1,000.0" in lines[4]
     assert any("5 at 1,000.0 us" in line for line in lines)
-    assert lines[-1].startswith("GPU busy 3.000 ms measured over the launches listed (modelled ")
+    assert any(line.split()[:3] == ["4", "vector_add_kernel", "wiring.py:44"] and "direct" in line for line in lines)
+    assert lines[-1].startswith("GPU busy 4.000 ms measured over the launches listed (modelled ")
 
 
 def test_no_exec_without_a_target_is_refused_in_one_line(monkeypatch):

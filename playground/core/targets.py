@@ -8,7 +8,7 @@ import os
 from dataclasses import dataclass
 
 from ..errors import UserError
-from .devices import DEVICES, VARIANTS
+from .devices import DEVICES, VARIANTS, for_driver_name
 from .stages import for_backend
 
 DEFAULT = "sm_90"   # what `compile` targets on a machine with no GPU
@@ -96,6 +96,9 @@ def has_gpu() -> bool:
 
 
 def native() -> Target | None:
+    """The local GPU's target, or None without one: its architecture, or the part of devices.VARIANTS its driver
+    names (an H100 PCIe, an H200, an L40S), so that its figures are that part's and not the representative's.
+    Triton's driver asks torch for the device on a GPU machine; this adds only the name torch's driver reports."""
     if not has_gpu():
         return None
     try:
@@ -105,4 +108,18 @@ def native() -> Target | None:
         return None
     name = f"sm_{t.arch}" if t.backend == "cuda" else str(t.arch).split(":")[0]
     known = TARGETS.get(name)
-    return known or Target(name, t.backend, t.arch, t.warp_size)
+    if known is None:
+        return Target(name, t.backend, t.arch, t.warp_size)
+    gpu = _named_part(known, driver.active)
+    return dataclasses.replace(known, gpu=gpu) if gpu else known
+
+
+def _named_part(target: Target, active_driver) -> str:
+    """The VARIANTS name of the GPU the driver reports ("NVIDIA H200" -> "h200"), or "" for the representative."""
+    try:
+        interface = active_driver.get_device_interface()
+        name = interface.get_device_name(active_driver.get_current_device())
+    except Exception:          # a driver that cannot say: the architecture's row
+        return ""
+    row = for_driver_name(target, name)
+    return next((gpu for gpu, device in VARIANTS.items() if device is row), "")

@@ -300,12 +300,17 @@ class Recorder:
         self.host_clock = max(self.host_clock, self.gpu.stream_end if until is None else until)
         self._mark()
 
+    AUTOTUNE_TIMES = "modelled_ms"      # what the autotuner's timings are here: the model's
+
     def autotuned(self, fn, key, best_config, configs_timings, duration, cache_hit, **_):
+        """Triton's autotuning listener (knobs.autotuning.listener, where the Triton has one)."""
         self.autotune.append({"kernel": fn.__name__, "key": [str(k) for k in key], "best": str(best_config),
-                              "modelled_ms": {str(c): (t[0] if isinstance(t, list) else t)
-                                              for c, t in configs_timings.items()}})
-        self.say(f"autotune {fn.__name__}: picked {best_config} by modelled time on the virtual "
-                 f"{self.device.name} ({self.gpu.target.label}, not measured)")
+                              self.AUTOTUNE_TIMES: {str(c): (t[0] if isinstance(t, list) else t)
+                                                    for c, t in configs_timings.items()}})
+        self.say(f"autotune {fn.__name__}: picked {best_config} {self.picked_by()}")
+
+    def picked_by(self) -> str:
+        return f"by modelled time on the virtual {self.device.name} ({self.gpu.target.label}, not measured)"
 
     def say(self, message: str):
         if message not in self.messages:
@@ -331,6 +336,15 @@ def install(recorder: Recorder):
         return recorder.run(original, self, args, kwargs, grid, warmup)
 
     JITFunction.run = run
+    watch_compiles(recorder)
+    triton.testing.do_bench = recorder.do_bench
+    triton.testing.do_bench_cudagraph = lambda fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean": \
+        recorder.do_bench(fn, quantiles=quantiles)
+    knobs.autotuning.listener = recorder.autotuned
+
+
+def watch_compiles(recorder: Recorder):
+    """The JIT's compiles are the capture's own time, not the launch's (compile_seconds on the record)."""
     compile_once = JITFunction._do_compile
 
     def do_compile(self, *args, **kwargs):
@@ -341,10 +355,6 @@ def install(recorder: Recorder):
             recorder.own(host_time() - start, "compile_seconds", time.perf_counter() - wall)
 
     JITFunction._do_compile = do_compile
-    triton.testing.do_bench = recorder.do_bench
-    triton.testing.do_bench_cudagraph = lambda fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean": \
-        recorder.do_bench(fn, quantiles=quantiles)
-    knobs.autotuning.listener = recorder.autotuned
 
 
 def _interpreted(cache: dict, jit):

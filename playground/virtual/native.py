@@ -1,29 +1,33 @@
 """`playground run` without --target on a machine with a GPU: the script runs on that GPU as it is, and every
 launch is captured as on the virtual GPU, with its time measured.
 
-What is captured is the JIT's own, as in capture.py: JITFunction.run is watched, not replaced; each new binary
-is a variant, rebuilt through the project's pipeline and its hash compared with the JIT's, and its figures
-(registers, spills, shared memory, occupancy) come from that Compiled. What differs is the time: Triton's launch
-hooks (knobs.runtime.launch_enter_hook and launch_exit_hook, which its launcher calls just before and just after
-it enqueues the kernel) record a CUDA event on the current stream on each side, and once the script has ended
-the time between them is read: the kernel's time on the GPU, as CUDA events give it (the stream's own clock,
-not the host's), for every launch outside a timing loop. The performance model's time stays beside it,
-labelled modelled.
+What is captured is the JIT's own, as in capture.py: JITFunction.run is watched, not replaced (and so is a
+compiled kernel launched directly, `kernel[grid](...)` after `warmup()`, as Triton's tutorials do); each new
+binary is a variant, rebuilt through the project's pipeline and its hash compared with the JIT's, and its figures
+(registers, spills, shared memory, occupancy) come from that Compiled. What differs is the time. Triton's
+launcher calls its launch hooks (knobs.runtime.launch_enter_hook and launch_exit_hook) just before and just after
+it enqueues the kernel; each records a CUDA event on the current stream, and once the script has ended the time
+between the two is read. It is measured on the GPU's clock, not the host's: the kernel's time, and, when the
+stream was idle as the launch began, the driver's submission of it too (a few microseconds), which only a
+profiler's kernel records (CUPTI) leave out. The performance model's time stays beside it, labelled modelled.
 
 Launches inside triton.testing.do_bench (hundreds a call) are timed the same way but kept per variant, as a
-count and the median, rather than listed one by one. A launch while a CUDA graph is being captured records no
-event (it is not run then). torch is imported here: this module runs only in `run`'s child, on a GPU.
+count and the median, and nothing else is done for them: bookkeeping on the host there would slow the loop the
+script is timing. A launch while a CUDA graph is being captured records no event (it is not run then). torch is
+imported here: this module runs only in `run`'s child, on a GPU.
 """
 from __future__ import annotations
 
 import statistics
 
 from . import capture, launches
-from .capture import _bound
+from .capture import _bound, host_time
 
 
 class NativeRecorder(capture.Recorder):
     """The capture of capture.Recorder on a real GPU: kernels run there, their times read from CUDA events."""
+
+    AUTOTUNE_TIMES = "measured_ms"
 
     def __init__(self, gpu):
         super().__init__(gpu, execute=True)
@@ -31,70 +35,113 @@ class NativeRecorder(capture.Recorder):
         self._torch = torch
         self.base = torch.cuda.Event(enable_timing=True)     # the GPU clock's zero, for the timeline
         self.base.record()
-        self.timed: dict[str, list] = {}        # variant hash -> [(start, end) events] of launches in timing loops
-        self.unwatched = 0                      # launches the hooks saw with no JIT launch around them
+        self.timed: dict[str, list] = {}        # variant hash -> [{start, end} events] of launches in timing loops
+        self.unwatched = 0                      # launches the hooks saw that came neither through the JIT nor direct
 
-    # --- the JIT's run, watched, and the launch timed -----------------------------------------------
+    def picked_by(self) -> str:
+        return "timed on this GPU by Triton's autotuner"
+
+    # --- launches through the JIT --------------------------------------------------------------------
     def run(self, original, jit, args, kwargs, grid, warmup):
         if self.current is not None:                # a launch from inside a hook: not the script's
             return original(jit, *args, grid=grid, warmup=warmup, **kwargs)
+        if self.timing_depth > 0 and not warmup:
+            return self._timed(jit, lambda: original(jit, *args, grid=grid, warmup=warmup, **kwargs),
+                               lambda: _bound(jit, args, kwargs), grid)
         kernel, record = self._watched(original, jit, args, kwargs, grid, warmup, self._torch.cuda.current_device())
         if kernel is not None:
-            values = _bound(jit, args, kwargs)
-            record["args"] = launches.describe_args(jit, values)
-            if not warmup:
-                shape = grid(dict(zip(jit.arg_names, values))) if callable(grid) else grid
-                record["grid"] = [*shape, 1, 1][:3] if len(shape) < 3 else list(shape[:3])
-                record["_values"] = values
-                record["executed"] = True
-            if not warmup and self.timing_depth > 0:
-                self._timed(jit, kernel, record)
-            else:
-                self._finish(jit, kernel, record)
+            self._finish_native(jit, kernel, record, _bound(jit, args, kwargs), None if warmup else grid)
+        self._close(record)
+        return kernel
+
+    # --- a compiled kernel launched directly: kernel[grid](...) ------------------------------------------
+    def direct(self, kernel, grid, args, launch):
+        """CompiledKernel's launch, watched: `launch()` enqueues it (its hooks fire inside)."""
+        jit = getattr(kernel.src, "fn", None)
+        if self.current is not None or jit is None:     # inside a JIT launch, or a kernel from IR: not watched
+            return launch()
+        values = list(args)
+        if self.timing_depth > 0:
+            return self._timed(jit, lambda: (launch(), kernel)[1], lambda: values, grid)
+        self.host_clock += self._since_mark()
+        record = self._record(jit, options={}, new_compile=False, direct=True)
+        self.current = record
+        start = host_time()
+        try:
+            launch()
+        finally:
+            self.current = None
+        record["host_dispatch_seconds"] = max(host_time() - start - record["own_seconds"], 0.0)
+        self._finish_native(jit, kernel, record, values, grid)
+        self._close(record)
+
+    # --- what both do ------------------------------------------------------------------------------------
+    def _finish_native(self, jit, kernel, record, values, grid):
+        """The record completed as the virtual launcher would: arguments, grid (None for a warmup), the variant."""
+        record["args"] = launches.describe_args(jit, values)
+        if grid is not None:
+            shape = grid(dict(zip(jit.arg_names, values))) if callable(grid) else grid
+            record["grid"] = [*shape, 1, 1][:3] if len(shape) < 3 else list(shape[:3])
+            record["_values"] = values
+            record["executed"] = True
+        self._finish(jit, kernel, record)
+
+    def _close(self, record):
         record.pop("own_seconds", None)
         self.host_clock += record["host_dispatch_seconds"]
         self._mark()
-        return kernel
 
-    def _timed(self, jit, kernel, record):
-        """A launch inside a timing loop: its events kept for its variant, not a row of its own."""
-        variant = self.variants.get(kernel.hash) or self._new_variant(jit, kernel, record)
-        record.pop("_values", None)
-        self._figures(jit, variant, record)
+    def _timed(self, jit, launch, values, grid):
+        """A launch inside a timing loop: its two events, kept for its variant, and nothing else on the host
+        (the loop times the GPU; a variant first seen here is recorded once, in full)."""
+        record = {"own_seconds": 0.0}
+        self.current = record
+        try:
+            kernel = launch()
+        finally:
+            self.current = None
+        if kernel is None:
+            return kernel
+        if kernel.hash not in self.variants:
+            full = self._record(jit, options={}, new_compile=True)
+            full["host_dispatch_seconds"] = 0.0
+            self._finish_native(jit, kernel, full, values(), grid)
+            self.launches.remove(full)          # it stands for its variant; the loop's launches are counted
+            self.variants[kernel.hash]["launches"] -= 1
+        variant = self.variants[kernel.hash]
         variant["timed_launches"] = variant.get("timed_launches", 0) + 1
-        if record.get("_events"):
+        if "_events" in record:
             self.timed.setdefault(kernel.hash, []).append(record["_events"])
+        return kernel
 
     def _model(self, jit, kernel, record, variant, values):
         super()._model(jit, kernel, record, variant, values)
         record.pop("gpu_start", None)           # the virtual schedule's placement: the events give the real one
         record.pop("gpu_end", None)
 
+    # --- Triton's launch hooks ---------------------------------------------------------------------------
     def enter(self, metadata):
-        """Triton's launch_enter_hook: an event on the stream just before the kernel is enqueued."""
-        self._event("start", metadata)
-
-    def exit(self, metadata):
-        self._event("end", metadata)
-
-    def _event(self, side: str, metadata):
-        if self.current is None:
-            self.unwatched += side == "start"
+        """launch_enter_hook: the stream noted, then, as the last thing before the launch, an event on it."""
+        record = self.current
+        if record is None:
+            self.unwatched += 1
             return
         if self._torch.cuda.is_current_stream_capturing():      # a graph being captured: nothing runs now
             return
+        data = getattr(metadata, "data", None) or {}          # the LazyDict's own fields, its extras not run
+        record["stream"] = int(data.get("stream") or 0)
+        event = self._torch.cuda.Event(enable_timing=True)
+        record["_events"] = {"start": event}
+        event.record()
+
+    def exit(self, metadata):
+        """launch_exit_hook: an event on the stream, first thing after the launch."""
+        record = self.current
+        if record is None or "_events" not in record:
+            return
         event = self._torch.cuda.Event(enable_timing=True)
         event.record()
-        events = self.current.setdefault("_events", {})
-        events[side] = event
-        if side == "start" and metadata is not None:
-            self.current["stream"] = int(metadata.get().get("stream") or 0)
-
-    def autotuned(self, fn, key, best_config, configs_timings, duration, cache_hit, **_):
-        self.autotune.append({"kernel": fn.__name__, "key": [str(k) for k in key], "best": str(best_config),
-                              "measured_ms": {str(c): (t[0] if isinstance(t, list) else t)
-                                              for c, t in configs_timings.items()}})
-        self.say(f"autotune {fn.__name__}: picked {best_config}, timed on this GPU by Triton's autotuner")
+        record["_events"]["end"] = event
 
     # --- the times, read once the script has ended ---------------------------------------------------
     def as_dict(self) -> dict:
@@ -121,9 +168,11 @@ class NativeRecorder(capture.Recorder):
 
 
 def install(recorder: NativeRecorder):
-    """Watch every JIT launch, time it through the launch hooks, count timing loops, hear autotune's picks."""
+    """Watch every launch (through the JIT, and a compiled kernel's own), time it through the launch hooks, count
+    timing loops, keep compiling out of the launch's time, hear autotune's picks where Triton reports them."""
     import triton.testing
     from triton import knobs
+    from triton.compiler.compiler import CompiledKernel
     from triton.runtime.jit import JITFunction
     original = JITFunction.run
 
@@ -131,6 +180,17 @@ def install(recorder: NativeRecorder):
         return recorder.run(original, self, args, kwargs, grid, warmup)
 
     JITFunction.run = run
+    capture.watch_compiles(recorder)
+    compiled_getitem = CompiledKernel.__getitem__
+
+    def getitem(kernel, grid):
+        launch = compiled_getitem(kernel, grid)
+
+        def watched(*args, stream=None):
+            return recorder.direct(kernel, grid, args, lambda: launch(*args, stream=stream))
+        return watched
+
+    CompiledKernel.__getitem__ = getitem
     knobs.runtime.launch_enter_hook.add(recorder.enter)
     knobs.runtime.launch_exit_hook.add(recorder.exit)
     for name in ("do_bench", "do_bench_cudagraph"):
@@ -144,16 +204,3 @@ def install(recorder: NativeRecorder):
                 recorder.timing_depth -= 1
         setattr(triton.testing, name, counted)
     knobs.autotuning.listener = recorder.autotuned
-
-
-def native_label() -> str:
-    """The GPU here as a target label: its architecture, or the named part of devices.VARIANTS the driver's name
-    is (an H100 PCIe, an H200), so that its figures are that part's."""
-    import torch
-
-    from ..core import devices, targets
-    target = targets.native()
-    name = torch.cuda.get_device_name(torch.cuda.current_device())
-    row = devices.for_driver_name(target, name)
-    named = [label for label, device in devices.VARIANTS.items() if device is row]
-    return named[0] if named else target.label

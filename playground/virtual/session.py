@@ -85,21 +85,18 @@ def install_for_running(target: str, execute: bool = True):
 
 def install_native():
     """This machine's GPU, watched (native.py): the script's kernels run there and are timed."""
+    import torch
+
     from . import native
     from .gpu import VirtualGPU
-    label = native.native_label()
-    recorder = native.NativeRecorder(VirtualGPU(label))     # the target's device row, for the figures and model
+    label = targets.native().label          # the part the driver names (an H200), for its figures and model
+    recorder = native.NativeRecorder(VirtualGPU(label))
     native.install(recorder)
-    recorder.say(f"this machine's {_gpu_name()} ({label}): the script runs on it; "
-                 f"each launch is timed with CUDA events from Triton's launch hooks (measured), the model's time "
-                 f"beside it (modelled)")
+    recorder.say(f"this machine's {torch.cuda.get_device_name(torch.cuda.current_device())} ({label}): the script "
+                 f"runs on it; each launch is timed with CUDA events from Triton's launch hooks (measured), the "
+                 f"model's time beside it (modelled)")
     _INSTALLED["target"] = label
     return recorder
-
-
-def _gpu_name() -> str:
-    import torch
-    return torch.cuda.get_device_name(torch.cuda.current_device())
 
 
 def install_for_reading(target: str) -> None:
