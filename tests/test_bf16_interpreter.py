@@ -31,8 +31,9 @@ def test_bf16_operations_match_torchs_in_the_interpreter(seed):
     # every operation that produces a bf16 rounds one fp32 result once, as torch's CPU ops do: bit-identical
     assert {k: v for k, v in ulps.items() if k != "dot"} == dict.fromkeys(
         ("add", "mul", "div", "max", "exp", "sum", "rowmax", "cast"), 0.0)
-    # the dot keeps its fp32 accumulator; numpy and torch add the 16 products in different orders
-    assert 0 < ulps["dot"] <= 4
+    # the dot keeps its fp32 accumulator; numpy and torch may add the 16 products in different orders (numpy 2.4
+    # adds them as torch does, so they can agree to the bit), within a few ulps either way
+    assert 0 <= ulps["dot"] <= 4
 
 
 def test_triton_interpreter_still_computes_bf16_on_its_bits():
