@@ -633,8 +633,9 @@ def _progress(wanted: bool, what: str):
 @click.option("--breakdown", is_flag=True,
               help="On a GPU: one call's time split into copies, launch, kernel and sync.")
 @click.option("--config", "config_index", default=None, metavar="N|all",
-              help="Config N of the kernel's autotune space (`compile --config list` lists them), or all of them at "
-                   "one shape, as an autotuner would time them (pruned as its prune_configs_by prunes).")
+              help="Config N of the kernel's autotune space (`compile --config list` lists them), or all of them, as "
+                   "an autotuner would time them (pruned as its prune_configs_by prunes), at the shape or at each "
+                   "point of --sweep.")
 @click.option("--cuda-graph", is_flag=True, help="Time with do_bench_cudagraph (no L2 flush between runs).")
 @click.option("--num-sms", type=int, default=None, help="Model another GPU of the same arch, by SM (CU) count.")
 @click.option("--record", "record_path", default=None, metavar="FILE.csv",
@@ -669,16 +670,12 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
         raise UserError("--breakdown times one call at one shape; drop --sweep and --plot")
     if record_path and breakdown:
         raise UserError("--record keeps bench's timings; drop --breakdown")
-    if config_index is not None and (breakdown or sweep):
-        raise UserError(f"--config and {'--breakdown' if breakdown else '--sweep'}: time configs at one shape, "
-                        f"or one config {'call by call' if breakdown else 'over a sweep'}")
+    if config_index is not None and breakdown:
+        raise UserError("--config and --breakdown: --breakdown times one call of one config, piece by piece")
     if config_index not in (None, "all"):
         meta, num_warps, num_stages = _with_config(_spec_of(kernel, target), config_index, meta, num_warps, num_stages)
     request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype, _kernel_args())
-    configs = None
-    if config_index == "all":
-        from playground.sweep import space
-        configs = space.space(request.spec, None, request.config.shape, request.config.dtype, request.target)
+    configs = throughput.ALL if config_index == "all" else None
     if record_path and (throughput.measurable(request.target) or num_sms is not None):
         why = throughput.measurable(request.target) or "--num-sms describes another GPU"
         raise UserError(f"--record keeps measurements only, and this run would be modelled ({why})")

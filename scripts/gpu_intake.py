@@ -79,8 +79,6 @@ def read_session(out: Path) -> tuple[dict, list[dict]]:
     manifest = json.loads(path.read_text())
     if manifest.get("dry_run"):
         raise Refused(f"{out}: a dry run's folder: it measured nothing")
-    if not manifest.get("environment", {}).get("gpu"):
-        raise Refused(f"{out}: session.json names no GPU (its environment step did not finish)")
     rows = []
     measured = out / "measured.csv"
     if measured.exists():
@@ -92,6 +90,12 @@ def read_session(out: Path) -> tuple[dict, list[dict]]:
         problems = [f"line {i}: {p}" for i, row in enumerate(rows, 2) for p in record.check_row(row)]
         if problems:
             raise Refused(f"{measured}: not in the recorded format: {'; '.join(problems[:5])}")
+    environment = manifest.setdefault("environment", {})
+    if not environment.get("gpu"):          # the probe did not finish: the rows name the GPU they ran on
+        named = {row["gpu"] for row in rows}
+        if len(named) != 1:
+            raise Refused(f"{out}: session.json names no GPU and its rows name {len(named)}")
+        environment["gpu"] = named.pop()
     return manifest, rows
 
 

@@ -69,7 +69,7 @@ class Step:
 
 
 GEMM_SHAPES = {"4096": "M=4096,N=4096,K=4096", "2048": "M=2048,N=2048,K=2048", "16": "M=16,N=4096,K=4096"}
-ROW_SIZES = (1024, 4096, 16384)     # softmax and layer norm: M=4096 rows of N, the published tables' layout
+ROW_SIZES = "1024,4096,16384"     # softmax and layer norm: M=4096 rows of N, the published tables' layout
 
 
 def _steps() -> list[Step]:
@@ -79,38 +79,38 @@ def _steps() -> list[Step]:
     steps = []
     for label, shape in GEMM_SHAPES.items():
         steps.append(Step(f"sweep-gemm-{label}", ["{playground}", "sweep", "gemm", "--target", "native", "--shape",
-                                                  shape, "--dtype", "fp16", "--json", "--no-progress"], 60,
+                                                  shape, "--dtype", "fp16", "--json", "--no-progress"], 45,
                           f"gemm's configs at {shape} fp16 compiled on every core and ranked by the model",
                           stdout_to=("sweeps.json", f"gemm {shape} fp16")))
         steps.append(Step(f"measure-gemm-{label}", ["{playground}", "bench", "gemm", "--config", "all", "--shape", shape,
-                                                    "--dtype", "fp16", *record], 90,
+                                                    "--dtype", "fp16", *record], 60,
                           f"every config of gemm timed at {shape} fp16, cuBLAS beside them"))
     for kernel in ("softmax", "layernorm"):
-        for n in ROW_SIZES:
-            steps.append(Step(f"measure-{kernel}-{n}", ["{playground}", "bench", kernel, "--config", "all", "--shape",
-                                                        f"M=4096,N={n}", "--dtype", "fp32", *record], 45,
-                              f"every config of {kernel} timed at M=4096, N={n} fp32, PyTorch beside them"))
+        steps.append(Step(f"measure-{kernel}", ["{playground}", "bench", kernel, "--config", "all", "--shape", "M=4096",
+                                                "--sweep", f"N={ROW_SIZES}", "--dtype", "fp32", *record], 60,
+                          f"every config of {kernel} timed at M=4096 and N = {ROW_SIZES.replace(',', ', ')} fp32, "
+                          f"PyTorch beside them"))
     steps.append(Step("measure-vector-add", ["{playground}", "bench", "vector_add", "--sweep", "N=4096..268435456",
                                              "--dtype", "fp32", *record], 60,
                       "vector_add at N = 2^12 to 2^28 fp32 (its default config), torch.add beside it"))
     steps.append(Step("measure-vector-add-configs", ["{playground}", "bench", "vector_add", "--config", "all",
-                                                     "--shape", "N=16777216", "--dtype", "fp32", *record], 45,
+                                                     "--shape", "N=16777216", "--dtype", "fp32", *record], 30,
                       "every config of vector_add timed at N = 2^24 fp32"))
     steps.append(Step("judge", ["{python}", "benchmarks/model_accuracy.py", "--csv", "{out}/measured.csv", "--json",
                                 "{out}/judgement.json", "--rows"], 150,
                       "the model judged on measured.csv: each shape's config order, each kernel's error",
                       background=True, gpu=False))
     steps.append(Step("pytest-gpu", ["{python}", "-m", "pytest", "-m", "gpu", "-q", "-rA", "-p", "no:cacheprovider",
-                                     "tests"], 120, "the tests marked gpu"))
+                                     "tests"], 90, "the tests marked gpu"))
     for script in ("softmax_tutorial.py", "streams.py"):
         steps.append(Step(f"run-{Path(script).stem.replace('_', '-')}",
-                          ["{playground}", "run", f"examples/scripts/{script}", "--json"], 60,
+                          ["{playground}", "run", f"examples/scripts/{script}", "--json"], 45,
                           f"`run` without --target on examples/scripts/{script}: its launches on this GPU",
                           stdout_to=("native.json", f"run {script}")))
-    steps.append(Step("check-all", ["{playground}", "check", "--all", "--quick", "--json"], 150,
+    steps.append(Step("check-all", ["{playground}", "check", "--all", "--quick", "--json"], 120,
                       "`check --all --quick` on this GPU", stdout_to=("native.json", "check --all --quick")))
     steps.append(Step("lessons", ["{python}", "tutorials/regenerate.py", "--gpu-only", "--save", "{out}/lessons.json"],
-                      150, "the lessons' GPU-only blocks, their output kept for the lessons"))
+                      120, "the lessons' GPU-only blocks, their output kept for the lessons"))
     return steps
 
 
@@ -145,7 +145,7 @@ class Session:
             self.data = {"format": "playground gpu session 1", "started": _now(), "dry_run": dry_run,
                          "budget_s": budget_s, "environment": {}, "steps": []}
         self.log = open(out / "session.log", "a", buffering=1)
-        self.lock = threading.Lock()           # a background step's lines and the step's in front, one at a time
+        self.lock = threading.RLock()          # a background step's lines and the step's in front, one at a time
         self.running: list[subprocess.Popen] = []
         self.stopping = False
 
@@ -159,10 +159,7 @@ class Session:
 
     def save(self) -> None:
         self.data["updated"] = _now()
-        path = self.out / "session.json"
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(self.data, indent=1) + "\n")
-        os.replace(tmp, path)
+        _write_json(self.out / "session.json", self.data)
 
     def keep_json(self, name: str, key: str, text: str) -> str:
         """A step's JSON stdout, kept under `key` of OUT/name; '' or why it could not be."""
@@ -173,9 +170,7 @@ class Session:
         path = self.out / name
         data = json.loads(path.read_text()) if path.exists() else {}
         data[key] = value
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1) + "\n")
-        os.replace(tmp, path)
+        _write_json(path, data)
         return ""
 
     def stop(self, signum, _frame):
@@ -185,10 +180,17 @@ class Session:
         self.stopping = True
         for proc in self.running:
             _kill(proc)
-        self.say(f"== stopped by {signal.Signals(signum).name}; what ran is saved in {self.out}")
         self.data["stopped"] = signal.Signals(signum).name
-        self.save()
+        self.save()                            # first: the console may be gone
+        self.say(f"== stopped by {signal.Signals(signum).name}; what ran is saved in {self.out}")
         sys.exit(128 + signum)
+
+
+def _write_json(path: Path, data) -> None:
+    """Whole or not at all: a session stopped mid-write keeps the file as it was."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    os.replace(tmp, path)
 
 
 def _now() -> str:
@@ -224,19 +226,25 @@ class Running:
         self.proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      stdin=subprocess.DEVNULL, text=True, errors="replace", start_new_session=True)
         session.running.append(self.proc)
-        prefix = f"[{step.name}] " if step.background else ""
-        self.readers = [threading.Thread(target=self._pump, args=(self.proc.stdout, not capture, prefix),
+        # a background step's lines go to the log alone: the console (all the device tool returns of it is its
+        # tail) follows the steps in front
+        prefix, console = (f"[{step.name}] ", False) if step.background else ("", True)
+        self.readers = [threading.Thread(target=self._pump, args=(self.proc.stdout, not capture, prefix, console),
                                          daemon=True),
-                        threading.Thread(target=self._pump, args=(self.proc.stderr, True, prefix), daemon=True)]
+                        threading.Thread(target=self._pump, args=(self.proc.stderr, True, prefix, console),
+                                         daemon=True)]
         for r in self.readers:
             r.start()
 
-    def _pump(self, stream, show: bool, prefix: str):
+    def _pump(self, stream, show: bool, prefix: str, console: bool):
         for line in stream:
-            if show:
+            if not show:
+                self.stdout.append(line)
+            elif console:
                 self.session.say(prefix + line.rstrip("\n"))
             else:
-                self.stdout.append(line)
+                with self.session.lock:
+                    self.session.log.write(prefix + line)
 
     def finish(self) -> dict:
         """Wait for the step (to its time limit), and say how it ended."""
@@ -361,9 +369,8 @@ def run(out: Path, python: str, only: list[str] | None, budget_s: float) -> int:
             continue
         session.data["steps"].append(running.finish())
         session.save()
-    for running in background:
-        running.timeout_s = min(running.timeout_s, max(session.left() + RESERVE_S - 2, 1) +
-                                (time.monotonic() - running.begun))
+    for running in background:                # it ends with the budget at the latest
+        running.timeout_s = min(running.timeout_s, max(session.left(), 1) + (time.monotonic() - running.begun))
         session.data["steps"].append(running.finish())
         session.save()
     session.data["finished"] = _now()

@@ -648,11 +648,26 @@ def test_config_all_models_every_config_and_leaves_out_the_one_that_cannot_launc
 def test_config_n_is_that_config_and_config_conflicts_are_refused(no_gpu):
     one = json.loads(invoke("bench", "vector_add", "--config", "4", "-t", "sm_90", "--json").stdout)
     assert one["sweep"] is None and one["points"][0]["config"] == "num_warps=4, num_stages=3, BLOCK_SIZE=512"
-    for extra, word in ((("--sweep", "N=1024..4096"), "--sweep"), (("--breakdown",), "--breakdown")):
-        out = invoke("bench", "vector_add", "--config", "all", "-t", "sm_90", *extra)
-        assert out.exit_code == 2 and f"--config and {word}" in out.stderr and len(out.stderr.splitlines()) == 1
+    out = invoke("bench", "vector_add", "--config", "all", "-t", "sm_90", "--breakdown")
+    assert out.exit_code == 2 and "--config and --breakdown" in out.stderr and len(out.stderr.splitlines()) == 1
     out = invoke("bench", "vector_add", "--config", "99", "-t", "sm_90")
     assert out.exit_code == 2 and "--config 99: expected `list` or 0..14" in out.stderr
+
+
+def test_config_all_over_a_sweep_is_every_config_at_each_size(no_gpu):
+    """softmax's 5 configs at N = 1024 and 4096: 10 points, each with its shape and config, in that order."""
+    out = invoke("bench", "softmax", "--config", "all", "-t", "sm_90", "-s", "M=4096", "--sweep", "N=1024,4096",
+                 "--dtype", "fp32", "--json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert (data["sweep"], data["over"], len(data["points"])) == ("config", "N", 10)
+    assert [p["shape"]["N"] for p in data["points"]] == [1024] * 5 + [4096] * 5
+    assert [c["num_warps"] for c in data["configs"]] == [1, 2, 4, 8, 16] * 2
+    jsonschema = pytest.importorskip("jsonschema")
+    jsonschema.Draft202012Validator(report.schema("bench")).validate(data)
+    text = invoke("bench", "softmax", "--config", "all", "-t", "sm_90", "-s", "M=4096", "--sweep", "N=1024,4096",
+                  "--dtype", "fp32").stdout.splitlines()
+    assert "10 configs at M=4096, over N, fp32" in text[0] and text[1].split()[:2] == ["N", "warps"]
 
 
 CONFIGS_WIRING = r'''

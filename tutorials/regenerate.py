@@ -359,9 +359,11 @@ def write_outputs(path: Path, replacements: list, removals: list) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
-def run_gpu_blocks(files: list[Path]) -> list[dict]:
+def run_gpu_blocks(files: list[Path], save: Path | None = None) -> list[dict]:
     """Run every block that needs a CUDA GPU (on one), as a GPU session does: each with its exit, output and the
-    problems its expectations find, ready for tutorials/recorded.json."""
+    problems its expectations find, ready for tutorials/recorded.json; saved to `save` after each block, so that
+    a session stopped on the way keeps the blocks that ran."""
+    import json
     out = []
     for path in files:
         for block in parse(path):
@@ -375,6 +377,10 @@ def run_gpu_blocks(files: list[Path]) -> list[dict]:
             out.append({"lesson": str(path.relative_to(TUTORIALS)), "line": block.line, "code": block.code,
                         "exit": result.exit, "output": result.output.replace(str(ROOT) + os.sep, ""),
                         "problems": found})
+            if save is not None:
+                tmp = save.with_name(save.name + ".tmp")
+                tmp.write_text(json.dumps({"blocks": out}, indent=1) + "\n")
+                os.replace(tmp, save)
     return out
 
 
@@ -556,10 +562,7 @@ def main(argv: list[str]) -> int:
         if not has_cuda_gpu():
             print("error: --gpu-only runs the blocks that need a CUDA GPU, and torch sees none here", file=sys.stderr)
             return 2
-        runs = run_gpu_blocks(files)
-        if save:
-            import json
-            Path(save).write_text(json.dumps({"blocks": runs}, indent=1) + "\n")
+        runs = run_gpu_blocks(files, Path(save) if save else None)
         failed = [r for r in runs if r["problems"]]
         print(f"\n{len(runs)} GPU block(s) run; {len(failed)} failed their expectations")
         return 1 if failed else 0

@@ -65,7 +65,8 @@ def rows(result, when: datetime.datetime | None = None) -> list[dict]:
                 "derivation": "measured directly: the median of the timed runs",
                 "source": f"playground bench --record, {when} ({m.method})",
                 "quote": "", "clocks": getattr(m, "clocks", "") or "not read", **ran_on, **shape}
-        modelled = f"; modelled {m.modelled.seconds * 1e6:.4g} us" if getattr(m, "modelled", None) else ""
+        modelled = (f"; modelled {m.modelled.seconds * 1e6:.4g} us with this GPU's SMs, clock and bandwidth as its "
+                    f"driver reports them" if getattr(m, "modelled", None) else "")
         out.append({**base, "implementation": "triton", "config": m.config.replace(", ", ";"),
                     "figure": f"{m.triton.median_ms * 1e3:.6g}", "time_us": f"{m.triton.median_ms * 1e3:.6g}",
                     "notes": f"{m.checked}{modelled}"})

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..figures import roofline
 from ..figures.roofline import MEASURE_HINT
 from ..model import explain
-from ..report.report import config_head, table, varying
+from ..report.report import config_head, config_words, table, varying
 from .measured import Measured
 from .throughput import CONFIG, BenchResult
 from .timing import gbs, tflops
@@ -99,14 +99,15 @@ def table_lines(result: BenchResult) -> list[str]:
     """A sweep, or every config at one shape (CONFIG): one row each."""
     dim = result.sweep_dim
     if dim == CONFIG:
-        keys = varying(result.configs)
-        shape = ", ".join(f"{k}={v}" for k, v in result.points[0].shape.items())
+        keys, over = varying(result.configs), result.over
+        shape = ", ".join(f"{k}={v}" for k, v in result.points[0].shape.items() if k != over)
         fixed = {k: v for k, v in result.configs[0].items() if k not in keys}
+        at = f"at {shape}" + (f", over {over}" if over else "")
         head = (f"{result.kind}    {result.kernel} on {result.target} ({result.device}), {len(result.points)} configs "
-                f"at {shape}, {result.points[0].dtype}" + (f"; all with {_config_words(fixed)}" if fixed else "")
+                f"{at}, {result.points[0].dtype}" + (f"; all with {config_words(fixed)}" if fixed else "")
                 + (f"; {result.reason}" if result.reason else ""))
-        first = [config_head(k) for k in keys]
-        label = lambda r: [str(r.get(k, "")) for k in keys]      # noqa: E731
+        first = ([over] if over else []) + [config_head(k) for k in keys]
+        label = lambda r: ([str(r[over])] if over else []) + [str(r.get(k, "")) for k in keys]      # noqa: E731
     else:
         head = (f"{result.kind}    {result.kernel} on {result.target} ({result.device}), sweep over {dim}"
                 + (f"; {result.reason}" if result.reason else ""))
@@ -138,20 +139,17 @@ def table_lines(result: BenchResult) -> list[str]:
                   "modelled us"], body, "r" * (len(first) + 8))
     out += _skipped_lines(result)
     if dim == CONFIG and result.points[0].torch is not None:
-        out.append(f"torch us: {result.points[0].baseline}, timed once at this shape and shown beside every config")
+        out.append(f"torch us: {result.points[0].baseline}, timed once at each shape and shown beside its configs")
     out.append("modelled us: the performance model's typical time for the row's binary (MODELLED, not measured)")
-    where = (lambda i, p: _config_words(result.configs[i])) if dim == CONFIG else \
+    where = (lambda i, p: config_words(result.configs[i]) + (f" ({result.over}={p.shape[result.over]})"
+                                                             if result.over else "")) if dim == CONFIG else \
         (lambda i, p: f"{dim}={p.shape.get(dim)}")
     out += [f"warning at {where(i, p)}: {w}" for i, p in enumerate(result.points) for w in p.warnings]
     return out
 
 
-def _config_words(config: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in config.items())
-
-
 def _skipped_lines(result: BenchResult) -> list[str]:
-    return [f"left out  {_config_words(c)}: {why}" for c, why in result.skipped]
+    return [f"left out  {config_words(c)}: {why}" for c, why in result.skipped]
 
 
 def to_csv(result: BenchResult) -> str:

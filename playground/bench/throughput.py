@@ -11,6 +11,7 @@ from ..errors import KernelFailure, UserError
 from ..figures import roofline
 from ..figures.roofline import MEASURE_HINT
 from ..model import explain
+from ..report.report import config_words
 from .measured import measure
 
 CONFIG = "config"          # BenchResult.sweep_dim when a result holds one point per config at one shape
@@ -27,6 +28,7 @@ class BenchResult:
     reason: str = ""                   # why modelled (no GPU here, another target named)
     configs: list = field(default_factory=list)    # with CONFIG: each point's config, as the space gives it
     skipped: list = field(default_factory=list)    # with CONFIG: (config, why) for each one not timed
+    over: str | None = None                        # with CONFIG: the dimension swept as well (--sweep), if any
 
     def as_dict(self) -> dict:
         d = {"kind": self.kind, "kernel": self.kernel, "target": self.target, "device": self.device,
@@ -34,6 +36,7 @@ class BenchResult:
         if self.sweep_dim == CONFIG:
             d["configs"] = self.configs
             d["skipped"] = [{"config": c, "why": why} for c, why in self.skipped]
+            d["over"] = self.over
         if self.kind == "modelled":
             d["how_to_measure"] = MEASURE_HINT
         return d
@@ -79,13 +82,12 @@ def measurable(target) -> str:
 
 
 def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: int | None = None,
-        progress: bool = False, configs: list[dict] | None = None) -> BenchResult:
+        progress: bool = False, configs: list[dict] | str | None = None) -> BenchResult:
     """Measure a request's kernel against PyTorch on the local GPU, or model it for its target: one
-    shape, a sweep of one dimension (`N=1024..65536`) over the request's shape, or, with `configs`,
-    each of those configs at the request's shape (`bench --config all`: what an autotuner would time)."""
+    shape, or a sweep of one dimension (`N=1024..65536`) over the request's shape. With `configs`, each
+    of those configs at each shape: a list, or ALL for the kernel's whole space at that shape, pruned as
+    its autotuner prunes (`bench --config all`: what an autotuner would time)."""
     spec, tgt = request.spec, request.target
-    if sweep and configs:
-        raise UserError("--sweep and --config all: time every config at one shape, or one config over a sweep")
     dim, values = parse_sweep(sweep, spec) if sweep else (None, [None])
     reason = measurable(tgt)
     if num_sms is not None and not reason:
@@ -93,18 +95,21 @@ def run(request, sweep: str | None = None, cuda_graph: bool = False, num_sms: in
     if reason and cuda_graph:
         reason += " (--cuda-graph applies to measurements only)"
     device = devices.with_num_sms(devices.get(tgt), num_sms) if reason else None
+    shapes = [request.changed(shape={dim: value}) if dim else request for value in values]
     if configs:
-        return _run_configs(request, configs, reason, device, cuda_graph, progress)
+        return _run_configs(shapes, configs, dim, reason, device, cuda_graph, progress)
     points = []
     with _progress(len(values), progress and len(values) > 1, f"{spec.name} {dim or ''}") as advance:
-        for value in values:
-            point = request.changed(shape={dim: value}) if dim else request
+        for point in shapes:
             points.append(_modelled(point.compile(), device) if reason else measure(point, cuda_graph=cuda_graph))
             advance()
     kind = "modelled" if reason else "measured"
     name = device.name if device else points[0].device
     return BenchResult(kind=kind, kernel=spec.name, target=tgt.label, device=name, points=points,
                        sweep_dim=dim, reason=reason)
+
+
+ALL = "all"        # configs=ALL: the kernel's whole autotune space, at each shape
 
 
 def _modelled(compiled, device):
@@ -114,43 +119,51 @@ def _modelled(compiled, device):
     return modelled
 
 
-def _run_configs(request, configs: list[dict], reason: str, device, cuda_graph: bool, progress: bool) -> BenchResult:
-    """Each config at the request's shape, in the space's order. A config that cannot launch on the GPU (too much
-    shared memory, too many registers) is skipped, as is one that fails to compile or to match the reference:
-    the others are still timed, and the result says why for each (a failure makes the command exit 1). On a GPU
-    the PyTorch baseline and the empty launch are timed once, with the first config, and shared."""
+def _run_configs(shapes: list, configs, over: str | None, reason: str, device, cuda_graph: bool,
+                 progress: bool) -> BenchResult:
+    """Each config at each shape, in the space's order. A config that cannot launch on the GPU (too much shared
+    memory, too many registers) is skipped, as is one that fails to compile or to match the reference: the others
+    are still timed, and the result says why for each (a failure makes the command exit 1). On a GPU the PyTorch
+    baseline and the empty launch are timed once a shape, with its first config, and shared."""
     from ..core.spec import split_config
-    spec, tgt = request.spec, request.target
-    points, kept, skipped, shared = [], [], [], None
-    with _progress(len(configs), progress, f"{spec.name} configs") as advance:
-        for config in configs:
-            meta, warps, stages = split_config(config)
-            try:
-                point = request.changed(meta=meta or None, num_warps=warps, num_stages=stages)
-                compiled = point.compile()
-                blocks, why = roofline.active_blocks(compiled)
-                if blocks == 0:
-                    skipped.append((config, why))
-                elif reason:
-                    points.append(_modelled(compiled, device))
-                    kept.append(config)
-                else:
-                    m = measure(point, cuda_graph=cuda_graph, shared=shared)
-                    shared = shared or m
-                    points.append(m)
-                    kept.append(config)
-            except UserError as e:
-                skipped.append((config, str(e)))
-            except Exception as e:      # a kernel that fails (KernelFailure), or a launch the driver refuses
-                what = str(e) if isinstance(e, KernelFailure) else f"{type(e).__name__}: {e}"
-                skipped.append((config, f"failed: {what}"))
-            advance()
+    from ..sweep import space
+    spec, tgt = shapes[0].spec, shapes[0].target
+    per_shape = [(request, space.space(spec, None, request.config.shape, request.config.dtype, tgt)
+                  if configs == ALL else configs) for request in shapes]
+    points, kept, skipped = [], [], []
+    total = sum(len(c) for _, c in per_shape)
+    with _progress(total, progress, f"{spec.name} configs") as advance:
+        for request, space_here in per_shape:
+            shared = None
+            at = f" (at {over}={request.config.shape[over]})" if over else ""
+            for config in space_here:
+                meta, warps, stages = split_config(config)
+                try:
+                    point = request.changed(meta=meta or None, num_warps=warps, num_stages=stages)
+                    compiled = point.compile()
+                    blocks, why = roofline.active_blocks(compiled)
+                    if blocks == 0:
+                        skipped.append((config, why + at))
+                    elif reason:
+                        points.append(_modelled(compiled, device))
+                        kept.append(config)
+                    else:
+                        m = measure(point, cuda_graph=cuda_graph, shared=shared)
+                        shared = shared or m
+                        points.append(m)
+                        kept.append(config)
+                except UserError as e:
+                    skipped.append((config, str(e) + at))
+                except Exception as e:      # a kernel that fails (KernelFailure), or a launch the driver refuses
+                    what = str(e) if isinstance(e, KernelFailure) else f"{type(e).__name__}: {e}"
+                    skipped.append((config, f"failed: {what}{at}"))
+                advance()
     if not points:
-        why = "; ".join(f"{_config_words(c)}: {w}" for c, w in skipped) or "no configs"
+        why = "; ".join(f"{config_words(c)}: {w}" for c, w in skipped) or "no configs"
         raise (KernelFailure if failed(skipped) else UserError)(f"{spec.name}: no config could be timed ({why})")
     kind = "modelled" if reason else "measured"
     return BenchResult(kind=kind, kernel=spec.name, target=tgt.label, device=device.name if device else points[0].device,
-                       points=points, sweep_dim=CONFIG, reason=reason, configs=kept, skipped=skipped)
+                       points=points, sweep_dim=CONFIG, reason=reason, configs=kept, skipped=skipped, over=over)
 
 
 def failed(skipped: list) -> list:
@@ -158,8 +171,6 @@ def failed(skipped: list) -> list:
     return [(c, why) for c, why in skipped if why.startswith("failed")]
 
 
-def _config_words(config: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in config.items())
 
 
 @contextlib.contextmanager

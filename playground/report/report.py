@@ -41,6 +41,11 @@ def varying(configs: list[dict]) -> list[str]:
     return [k for k in keys if len({repr(c.get(k)) for c in configs}) > 1] or keys
 
 
+def config_words(config: dict) -> str:
+    """{"BLOCK_SIZE": 1024, "num_warps": 4} -> "BLOCK_SIZE=1024, num_warps=4"."""
+    return ", ".join(f"{k}={v}" for k, v in config.items())
+
+
 def config_head(name: str) -> str:
     """BLOCK_SIZE_M -> BM, GROUP_SIZE_M -> GM, num_warps -> warps: a config key as a table header."""
     if name in ("num_warps", "num_stages"):
