@@ -159,8 +159,10 @@ def _run_configs(shapes: list, configs, over: str | None, reason: str, device, c
                     skipped.append((config, f"failed: {what}{at}"))
                 advance()
     if not points:
-        why = "; ".join(f"{config_words(c)}: {w}" for c, w in skipped) or "no configs"
-        raise (KernelFailure if failed(skipped) else UserError)(f"{spec.name}: no config could be timed ({why})")
+        reasons = list(dict.fromkeys(w for _, w in skipped))
+        why = (reasons[0].removeprefix(f"{spec.name}: ") if len(reasons) == 1 else    # the kernel's: said once
+               "; ".join(f"{config_words(c)}: {w}" for c, w in skipped) or "no configs")
+        raise (KernelFailure if failed(skipped) else UserError)(f"{spec.name}: no config could be timed: {why}")
     kind = "modelled" if reason else "measured"
     return BenchResult(kind=kind, kernel=spec.name, target=tgt.label, device=device.name if device else points[0].device,
                        points=points, sweep_dim=CONFIG, reason=reason, configs=kept, skipped=skipped, over=over)
