@@ -208,4 +208,6 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
+    import signal
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)      # `--help | head`: stop quietly, as a shell tool does
     sys.exit(main(sys.argv[1:]))

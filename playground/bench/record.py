@@ -64,13 +64,13 @@ def rows(result, when: datetime.datetime | None = None) -> list[dict]:
         base = {"kernel": m.kernel, "gpu": m.device, "dtype": m.dtype, "unit": "us",
                 "derivation": "measured directly: the median of the timed runs",
                 "source": f"playground bench --record, {when} ({m.method})",
-                "quote": "", "clocks": getattr(m, "clocks", "") or "not read", **ran_on, **shape}
+                "quote": "", "clocks": m.clocks or "not read", **ran_on, **shape}
         modelled = (f"; modelled {m.modelled.seconds * 1e6:.4g} us with this GPU's SMs, clock and bandwidth as its "
                     f"driver reports them" if getattr(m, "modelled", None) else "")
         out.append({**base, "implementation": "triton", "config": m.config.replace(", ", ";"),
                     "figure": f"{m.triton.median_ms * 1e3:.6g}", "time_us": f"{m.triton.median_ms * 1e3:.6g}",
                     "notes": f"{m.checked}{modelled}"})
-        if m.torch and not getattr(m, "baseline_shared", False):
+        if m.torch and not m.baseline_shared:
             out.append({**base, "implementation": "torch", "config": "", "notes": m.baseline,
                         "figure": f"{m.torch.median_ms * 1e3:.6g}", "time_us": f"{m.torch.median_ms * 1e3:.6g}"})
     return out
