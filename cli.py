@@ -11,7 +11,7 @@ import click
 
 from playground.core import targets
 from playground.core.targets import DEFAULT, TARGETS
-from playground.report import report
+from playground import report, text
 
 TARGET_HELP = f"{', '.join(TARGETS)}, or native (the local GPU; {DEFAULT} when there is none); or a GPU by " \
               "name (l40s, h100-pcie, ...: its architecture's binary, its own SMs, peaks and bandwidth); " \
@@ -243,7 +243,7 @@ def list_kernels(as_json):
         click.echo(report.to_json([{"name": s.name, "description": s.description, "dtypes": list(s.dtypes),
                                     "default_shape": s.default_shape, "file": s.source_path} for s in specs]))
         return
-    click.echo("\n".join(report.table(["kernel", "what it computes"], [[s.name, s.description] for s in specs])))
+    click.echo("\n".join(text.table(["kernel", "what it computes"], [[s.name, s.description] for s in specs])))
 
 
 @main.command()
@@ -395,7 +395,7 @@ def _config_meta(spec, index: str) -> tuple[str, int | None, int | None]:
 
 
 def _configs_table(spec) -> str:
-    from playground.report.report import table
+    from playground.text import table
     names = list(dict.fromkeys(k for c in spec.configs for k in c))
     from playground.inductor import reopen
     source = "its @triton.autotune" if spec.autotuner is not None else \

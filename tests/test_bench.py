@@ -18,7 +18,7 @@ from playground.core import registry, targets
 from playground.core.request import Request
 from playground.errors import UserError
 from playground.figures import roofline
-from playground.report import report
+from playground import report
 
 HAS_GPU = targets.native() is not None
 gpu = pytest.mark.gpu
@@ -423,7 +423,7 @@ from playground.bench import breakdown as bench_breakdown
 from playground.bench import measured, throughput
 from playground.core import devices, registry, targets
 from playground.figures import roofline
-from playground.report import report
+from playground import report
 from playground.errors import KernelFailure
 from playground.core.request import Request
 

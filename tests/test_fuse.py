@@ -42,7 +42,7 @@ def test_relu_of_a_matmul_is_a_library_gemm_then_one_fused_kernel():
     # eager PyTorch holds the GEMM's and the add's outputs at once, then the add's and the relu's
     assert plan["peak_bytes"] == 4096 * 4096 * 2 and plan["eager_peak_bytes"] == 2 * 4096 * 4096 * 2
     jsonschema = pytest.importorskip("jsonschema")
-    from playground.report import report
+    from playground import report
     jsonschema.Draft202012Validator(report.schema("fuse")).validate(plan)
 
 
@@ -161,7 +161,7 @@ def test_the_same_line_planned_for_two_targets_differs_where_inductor_reads_the_
     assert both["differences"][:2] == ["launches: sm_80 1, sm_90 2", "step 1 loop sizes: sm_80 240x65536; sm_90 960x16384"]
     assert [s["differs"] for s in both["steps"]] == [True, True] and both["steps"][1]["by_target"]["sm_80"] is None
     jsonschema = pytest.importorskip("jsonschema")
-    from playground.report import report
+    from playground import report
     jsonschema.Draft202012Validator(report.schema("fuse")).validate(both)
     refused = fuse("x.sum()", "--shape", "x=8x8", "--target", "sm_80,sm_90", "--show-kernel", "1")
     assert refused.returncode == 2 and "--show-kernel, --save and --run take one --target" in refused.stderr
@@ -180,7 +180,7 @@ def test_run_executes_the_plan_in_the_interpreter_and_checks_it_against_eager():
     assert out["ok"] and out["shape"] == [64, 64] and out["dtype"] == "fp16" and out["total"] == 4096
     assert 0 < out["max_abs"] < 0.05 and run["ok"]
     jsonschema = pytest.importorskip("jsonschema")
-    from playground.report import report
+    from playground import report
     jsonschema.Draft202012Validator(report.schema("fuse")).validate(plan)
 
 
@@ -292,7 +292,7 @@ def test_max_autotune_lists_the_gemm_candidates_ranked_by_the_model_and_shows_th
     assert (step["kind"], step["name"]) == ("Triton template", "triton_tem_fused_add_mm_relu_0")
     assert step["aten"] == ["aten.mm", "aten.add", "aten.relu"]
     jsonschema = pytest.importorskip("jsonschema")
-    from playground.report import report
+    from playground import report
     jsonschema.Draft202012Validator(report.schema("fuse")).validate(plan)
     # the text `fuse --max-autotune` prints, from the same plan (a second run of Inductor would add nothing)
     from types import SimpleNamespace

@@ -6,7 +6,7 @@ import pytest
 from conftest import invoke
 
 from cli import main
-from playground.report import report
+from playground import report
 
 jsonschema = pytest.importorskip("jsonschema")
 pytestmark = pytest.mark.compile

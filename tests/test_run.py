@@ -250,7 +250,7 @@ def test_the_cli_prints_the_table_and_saves_the_trace_and_the_timeline(tmp_path)
 
 def test_run_json_matches_its_schema_and_keeps_stdout_for_the_report():
     jsonschema = pytest.importorskip("jsonschema")
-    from playground.report import report
+    from playground import report
     done = cli("run", "--json", SCRIPTS / "mixed.py")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)            # the script's prints went to stderr

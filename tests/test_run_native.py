@@ -115,7 +115,7 @@ def test_no_exec_without_a_target_is_refused_in_one_line(monkeypatch):
 
 def test_a_native_trace_is_what_runs_json_schema_documents(native_run):
     jsonschema = pytest.importorskip("jsonschema")
-    from playground.report import report
+    from playground import report
     from playground.virtual.launches import TRACE_FORMAT
     trace = {"format": TRACE_FORMAT, **native_run["trace"], "script": "x.py", "argv": [], "exit_code": 0}
     jsonschema.Draft202012Validator(report.schema("run")).validate(trace)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
-from ..report.report import table
+from ..text import table
 from . import lds_banks
 from .bank_conflicts import BankReport, analyse
 from .instruction_mix import gcn_mix, sass_mix

@@ -23,6 +23,7 @@ from ..core.targets import Target
 from ..errors import KernelFailure, UserError
 from .binder import specialize
 from .compile_warnings import python_warning, watch_tiles
+from ..text import short_path
 
 
 @dataclass
@@ -311,15 +312,10 @@ def compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Excep
     fn = spec.kernel
     line = def_line + outer.node.lineno - 1
     source_line = outer.src.splitlines()[outer.node.lineno - 1].strip() if outer.src else ""
-    where = f"{_short(fn.fn.__code__.co_filename)}:{line}"
+    where = f"{short_path(fn.fn.__code__.co_filename)}:{line}"
     if "power of 2" in message or "power of two" in message:
         meta = ", ".join(f"{k}={v}" for k, v in config.meta.items())
         return UserError(f"{where}: {message} (meta: {meta}) in `{source_line}`")
     return KernelFailure(f"{where}: {message} in `{source_line}`")
 
 
-def _short(path: str) -> str:
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return path

@@ -246,7 +246,7 @@ _SKIP: dict = {}
 
 def text_lines(log: PassLog) -> list[str]:
     """The pass list: each pass, its pipeline and the size of its change."""
-    from ..report.report import table
+    from ..text import table
     by_pipeline: dict[str, int] = {}
     for p in log.passes:
         by_pipeline[p.pipeline] = by_pipeline.get(p.pipeline, 0) + 1

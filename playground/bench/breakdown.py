@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from ..core import devices
 from ..errors import UserError
-from ..report.report import table
+from ..text import table
 from . import measured, throughput
 from .timing import Timing
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ..figures import roofline
 from ..figures.roofline import MEASURE_HINT
 from ..model import explain
-from ..report.report import config_head, config_words, table, varying
+from ..text import config_head, config_words, table, varying
 from .measured import Measured
 from .throughput import CONFIG, BenchResult
 from .timing import gbs, tflops

@@ -11,7 +11,7 @@ from ..errors import KernelFailure, UserError
 from ..figures import roofline
 from ..figures.roofline import MEASURE_HINT
 from ..model import explain
-from ..report.report import config_words
+from ..text import config_words
 from .measured import measure
 
 CONFIG = "config"          # BenchResult.sweep_dim when a result holds one point per config at one shape

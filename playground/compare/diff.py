@@ -27,7 +27,7 @@ from ..core.stages import STAGES, default_for, is_binary
 from ..errors import UserError
 from ..figures import occupancy
 from ..report.render import highlight
-from ..report.report import paint, table
+from ..text import paint, table
 from ..units import kib, pct
 
 # Keys a variant may set besides meta-parameters and problem dimensions.

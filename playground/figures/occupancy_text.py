@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..core.spec import cdiv
 from ..errors import UserError
-from ..report.report import table
+from ..text import table
 from ..units import count, kib, pct
 from .occupancy import Occupancy, of, round_up, unit_names
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from ..report.report import table
+from ..text import table
 from ..units import kib, size
 from .autotune import STAND_IN, by_modelled_time
 from .fakes import ROCM_RELEASE

@@ -15,7 +15,8 @@ from ..core import stages as stage_table
 from ..errors import UserError
 from ..units import kib
 from .lexers import lexer_for
-from .report import paint
+from ..text import paint
+from ..text import short_path
 
 
 def use_color(no_color: bool = False, stream=None) -> bool:
@@ -49,7 +50,7 @@ def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
     shared = f"{kib(r.shared_total)} per block ({kib(r.static_shared)} static + {kib(r.dynamic_shared)} dynamic)"
     when = "cache hit" if c.cache_hit else "compiled"
     lines = [
-        f"kernel      {c.spec.name} ({c.name}) from {_short(c.spec.source_path)}"
+        f"kernel      {c.spec.name} ({c.name}) from {short_path(c.spec.source_path)}"
         + (f", opened as {c.spec.loaded_from}" if c.spec.loaded_from else ""),
         f"target      {c.target.name} ({c.target.backend}, warp size {c.target.warp_size})"
         + (f"; the GPU is the {devices.get(c.target).name} ({c.target.gpu}): {c.target.name}'s binary" if c.target.gpu else ""),
@@ -106,11 +107,6 @@ def _triton_version() -> str:
     return triton.__version__
 
 
-def _short(path: str) -> str:
-    try:
-        return str(Path(path).relative_to(Path.cwd()))
-    except ValueError:
-        return path
 
 
 def stage_text(c: Compiled, stage: str) -> str:

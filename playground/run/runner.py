@@ -21,6 +21,7 @@ from pathlib import Path
 from ..core import dtypes
 from ..core.spec import KernelSpec
 from ..errors import UserError
+from ..text import short_path
 from ..units import size
 
 LAYOUT_KEYS = ("transpose", "pad", "offset", "meta")   # case keys that are not problem sizes
@@ -297,7 +298,7 @@ def crash_message(error: BaseException, spec: KernelSpec, config=None) -> str:
     for e in (inner, error):   # the innermost error's frames first, the outer ones as a fallback
         for frame in reversed(traceback.extract_tb(e.__traceback__)):
             if _is_user_file(frame.filename):
-                return f"{_short(frame.filename)}:{frame.lineno}: {type(inner).__name__}: {inner}"
+                return f"{short_path(frame.filename)}:{frame.lineno}: {type(inner).__name__}: {inner}"
     return f"{type(inner).__name__}: {inner}"
 
 
@@ -311,10 +312,3 @@ def _is_user_file(path: str) -> bool:
     library = [str(Path(__file__).resolve().parents[1])] + [str(Path(paths[k]).resolve())
                                                          for k in ("stdlib", "platstdlib", "purelib", "platlib")]
     return not any(p.startswith(d + os.sep) for d in library)
-
-
-def _short(path: str) -> str:
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd()))
-    except ValueError:
-        return path

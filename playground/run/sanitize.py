@@ -31,6 +31,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..text import short_path
+
 _ACTIVE: Sanitizer | None = None
 MAX_FINDINGS = 5          # per sanitizer: the first few say enough
 
@@ -257,7 +259,7 @@ def _kernel_line() -> str:
     frame = sys._getframe(2)
     while frame is not None:
         if _is_user(frame.f_code.co_filename):
-            return f"{_short(frame.f_code.co_filename)}:{frame.f_lineno}"
+            return f"{_short_path(frame.f_code.co_filename)}:{frame.f_lineno}"
         frame = frame.f_back
     return "<kernel>"
 
@@ -268,10 +270,7 @@ def _is_user(path: str) -> bool:
     return _is_user_file(path)
 
 
-@lru_cache(maxsize=None)
-def _short(path: str) -> str:
-    from .runner import _short as short
-    return short(path)
+_short_path = lru_cache(maxsize=None)(short_path)   # every finding asks; the answer does not change
 
 
 def _poison(masked_out: np.ndarray, element) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import csv
 import io
 
-from ..report.report import config_head, table, varying
+from ..text import config_head, table, varying
 from ..units import count, kib, pct
 from .triage import Sweep
 

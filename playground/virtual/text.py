@@ -1,7 +1,7 @@
 """What `playground run` prints after the script: its launches, grouped into the variants the JIT compiled."""
 from __future__ import annotations
 
-from ..report.report import table
+from ..text import table
 from ..units import kib, pct
 
 LAUNCH_ROWS = 40     # launches listed one by one; the rest are counted per variant

@@ -1,38 +1,21 @@
-"""One way out for results: every result is a typed object with `as_dict()`, printed as JSON here.
-
-Each command's `--json` output has a JSON Schema in `playground/report/schemas/COMMAND.json` that
-documents every field (units included); the tests validate every command's output against it,
-so the schema cannot drift from the code. `playground schema COMMAND` prints one.
-"""
+"""Plain text every package's output is made of: tables, colour, a config in words, a path and a time
+as a person reads them. A leaf: it imports nothing from the library, so any layer may use it."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from ..errors import UserError
 
-SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
-
-
-def as_data(result):
-    """A result object's `as_dict()`, or plain data (lists of rows) as it is."""
-    return result.as_dict() if hasattr(result, "as_dict") else result
-
-
-def to_json(result) -> str:
-    return json.dumps(as_data(result), indent=2, default=str)
+def short_path(path: str) -> str:
+    """`path` relative to the working directory when it lies below it, else as it is."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return path
 
 
-def commands_with_schema() -> list[str]:
-    return sorted(p.stem for p in SCHEMAS_DIR.glob("*.json"))
-
-
-def schema(command: str) -> dict:
-    """The JSON Schema of `playground COMMAND --json`."""
-    path = SCHEMAS_DIR / f"{command}.json"
-    if not path.is_file():
-        raise UserError(f"no schema for '{command}'; commands with --json: {', '.join(commands_with_schema())}")
-    return json.loads(path.read_text())
+def microseconds(seconds: float) -> str:
+    """A time in seconds as microseconds to four significant figures: "12.35 us"."""
+    return f"{seconds * 1e6:.4g} us"
 
 
 def varying(configs: list[dict]) -> list[str]:

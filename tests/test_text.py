@@ -1,11 +1,11 @@
-"""report.table: rich's layout, one column per cell, the same as one cell per value."""
+"""text.table: rich's layout, one column per cell, the same as one cell per value."""
 import io
 
 import pytest
 from rich.console import Console
 from rich.table import Table
 
-from playground.report import report
+from playground import text
 
 pytestmark = pytest.mark.compile
 
@@ -26,13 +26,13 @@ def test_columns_as_cells_lay_out_as_a_cell_per_value():
     rows = [["64", "66", "72 KB", "registers,shared_memory", "161.2 us", ""],
             ["128", "122", "96 KB", "registers", "143.3 us", "spills"],
             ["256", "", "240 KB", "-", "-", "CANNOT LAUNCH: needs 240 KB"]]
-    assert report.table(head, rows, "rrrrr") == cell_per_value(head, rows, "rrrrr")
-    assert report.table(head, rows, "rrrrr")[1] == " 64    66   72 KB  registers,shared_memory  161.2 us"
-    assert report.table(head, [], "r") == cell_per_value(head, [], "r")
+    assert text.table(head, rows, "rrrrr") == cell_per_value(head, rows, "rrrrr")
+    assert text.table(head, rows, "rrrrr")[1] == " 64    66   72 KB  registers,shared_memory  161.2 us"
+    assert text.table(head, [], "r") == cell_per_value(head, [], "r")
 
 
 def test_a_ragged_or_multi_line_row_is_refused():
     with pytest.raises(ValueError):
-        report.table(["a", "b"], [["1"]])
+        text.table(["a", "b"], [["1"]])
     with pytest.raises(ValueError):
-        report.table(["a"], [["two\nlines"]])
+        text.table(["a"], [["two\nlines"]])
