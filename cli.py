@@ -173,8 +173,8 @@ def _compile(request, timeout=None):
 
 
 def load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout=None):
-    """The command line's kernel options as a Request (playground/core/request.py), compiled."""
-    from playground.core.request import Request
+    """The command line's kernel options as a Request (playground/artefact/request.py), compiled."""
+    from playground.artefact.request import Request
     request = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype, _kernel_args())
     return _compile(request, timeout)
 
@@ -200,7 +200,7 @@ def targets_command(as_json):
     """The targets: each one's representative GPU, its limits and where the numbers come from; then the other
     GPUs --target takes by name, each compiled for its architecture (arch) with its own SMs, peaks and memory."""
     from playground.core import devices
-    rows = devices.target_rows()
+    rows = targets.target_rows()
     if as_json:
         click.echo(report.to_json(rows))
         return
@@ -303,7 +303,7 @@ def compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
         if clashing:
             from playground.errors import UserError
             raise UserError(f"--html writes the page and prints nothing else; drop {', '.join(clashing)}")
-    from playground.core.request import Request
+    from playground.artefact.request import Request
     from playground.errors import KernelFailure
     from playground.figures import expectations
     if config_index == "list":
@@ -346,7 +346,8 @@ def _show_passes(c, show_pass, find_pattern, as_json, timeout, expect_pass=None)
     if as_json:
         data = {**log.as_dict(), **({"shown": {"number": shown.number, "diff": shown.diff()}} if shown else {}),
                 **({"found": found} if find_pattern else {})}
-        click.echo(report.to_json({**c.as_dict(), "passes": data}))
+        from playground.report import render
+        click.echo(report.to_json({**render.summary(c), "passes": data}))
     elif shown:
         click.echo(f"// pass {shown.number} of {len(log.passes)}: {shown.argument} ({shown.name}, in {shown.pipeline})"
                    + (f" {{{shown.options}}}" if shown.options else "") + f"; +{shown.added} -{shown.removed} lines")
@@ -415,7 +416,7 @@ def _show_compiled(c, stages, header_only, interleave, out_dir, force, as_json, 
         if not as_json:   # the files are the output; --json still prints the summary
             return
     if as_json:
-        summary = c.as_dict(stages)
+        summary = render.summary(c, stages)
         if outcomes:
             summary["expectations"] = [o.as_dict() for o in outcomes]
         click.echo(report.to_json(summary))
@@ -534,7 +535,7 @@ def diff_command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype
     playground diff gemm --a BLOCK_SIZE_K=32 --b BLOCK_SIZE_K=64,num_stages=4
     """
     from playground.compare import diff
-    from playground.core.request import Request
+    from playground.artefact.request import Request
     from playground.report import render
     base = Request.from_options(kernel, target, meta, num_warps, num_stages, shape, dtype, _kernel_args())
     cmp = blocking("compiling both variants", timeout, lambda: diff.compare(base, a, b, show, raw, context))
@@ -662,7 +663,7 @@ def bench_command(kernel, target, meta, num_warps, num_stages, shape, dtype, tim
     from playground.bench import breakdown as bench_breakdown
     from playground.bench import text as bench_text
     from playground.bench import throughput
-    from playground.core.request import Request
+    from playground.artefact.request import Request
     from playground.errors import UserError
     if as_json and as_csv:
         raise UserError("--json and --csv: pick one")

@@ -46,10 +46,11 @@ def timed(cmd, env=None) -> float:
 def bare_script() -> str:
     """The bare triton.compile call, with the specialisation playground derives (so both compile the same)."""
     sys.path.insert(0, str(ROOT))
-    from playground.artefact import binder, compiler
+    from playground.artefact import binder
+    from playground.core.config import resolve_config
     from playground.core import registry, targets
     spec = registry.load("gemm")
-    cfg = compiler.resolve_config(spec)
+    cfg = resolve_config(spec)
     signature, constexprs, _, _, readable = binder.specialize(spec, targets.resolve("sm_90"), cfg)
     attrs = {i: "D" if "16-byte aligned" in a["assumed"] or "divisible by 16" in a["assumed"] else ""
              for i, a in enumerate(readable) if a["type"] != "constexpr"}

@@ -42,7 +42,7 @@ def edited(text: str, kind: str, i: int) -> str:
 
 
 def library_ms(folder: Path, text: str, kind: str, rounds: int, tag: str) -> list[float]:
-    from playground.core.request import Request
+    from playground.artefact.request import Request
     from playground.web import view
     times = []
     for i in range(rounds):

@@ -43,7 +43,7 @@ def torch_build() -> dict:
 def ptxas_release() -> str | None:
     """The CUDA release of the ptxas Triton compiles with."""
     try:
-        from .artefact.disasm import tool
+        from .tools import tool
         out = subprocess.run([tool("ptxas"), "--version"], capture_output=True, text=True).stdout
     except Exception:
         return None

@@ -6,7 +6,7 @@ from click.testing import CliRunner
 
 from cli import main
 from playground.core import registry
-from playground.core.request import Request
+from playground.artefact.request import Request
 
 
 def invoke(*args, **kwargs):

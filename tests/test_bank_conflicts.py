@@ -44,7 +44,7 @@ def test_bfe_s32_sign_extends_its_field():
 
 
 def test_triton_swizzles_the_transpose_and_without_its_xors_the_stores_conflict():
-    from playground.core.request import Request
+    from playground.artefact.request import Request
     compiled = Request.of("transpose", "sm_90").compile()
     report = bank_conflicts.analyse(compiled.stage("ptx"), threads=128)
     assert len(report.accesses) == 64 and all(a.ways == 1 for a in report.accesses)

@@ -10,12 +10,12 @@ import pytest
 from conftest import invoke
 
 import cli
-from playground.artefact import compiler
+from playground.core.config import resolve_config
 from playground.bench import breakdown as bench_breakdown
 from playground.bench import measured, plot, throughput, timing
 from playground.bench import text as bench_text
 from playground.core import registry, targets
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.errors import UserError
 from playground.figures import roofline
 from playground import report
@@ -220,7 +220,7 @@ def test_baseline_call_evaluates_the_specs_expression():
 def test_mismatch_uses_the_check_commands_comparison():
     torch = pytest.importorskip("torch")
     spec = registry.load("vector_add")
-    config = compiler.resolve_config(spec, shape={"N": 64})
+    config = resolve_config(spec, shape={"N": 64})
     x, y = torch.randn(64), torch.randn(64)
     expected = {"out": (x.double() + y.double())}
     assert measured._mismatch(spec, config, {"out": x + y}, expected) == ""
@@ -395,7 +395,7 @@ def test_config_all_on_the_gpu_records_every_config_with_the_clocks_it_ran_at(tm
 def test_baseline_that_computes_something_else_is_caught():
     torch = pytest.importorskip("torch")
     spec = registry.load("vector_add")
-    config = compiler.resolve_config(spec, shape={"N": 64})
+    config = resolve_config(spec, shape={"N": 64})
     x, y = torch.randn(64), torch.randn(64)
     expected = {"out": x.double() + y.double()}
     assert measured._baseline_mismatch(spec, config, torch.add(x, y), expected) == ""
@@ -425,7 +425,7 @@ from playground.core import devices, registry, targets
 from playground.figures import roofline
 from playground import report
 from playground.errors import KernelFailure
-from playground.core.request import Request
+from playground.artefact.request import Request
 
 
 class Uncompiled(Request):           # the timing path asks for the binary only for its roofline's precision
@@ -468,7 +468,7 @@ for ref in sys.argv[1:]:
     calls.clear()
     spec = registry.load(ref)
     # resolve_config reads the JIT's parameters, which an interpreted kernel lacks: the config by hand
-    config = compiler.Config(meta=dict(spec.meta), num_warps=4, num_stages=3, shape={"N": 1000}, dtype="fp32")
+    config = Config(meta=dict(spec.meta), num_warps=4, num_stages=3, shape={"N": 1000}, dtype="fp32")
     try:
         m = measured.measure(Uncompiled(spec, targets.resolve("sm_90"), config))
     except KernelFailure as e:
@@ -675,7 +675,7 @@ import json, sys, functools
 import torch, triton.testing
 from playground.bench import measured, record, throughput
 from playground.core import devices
-from playground.core.request import Request
+from playground.artefact.request import Request
 
 timed = []
 def fake_bench(fn, return_mode="all", **_):

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import run
 
-from playground.core.request import Request
+from playground.artefact.request import Request
 
 pytestmark = pytest.mark.compile
 ROOT = Path(__file__).resolve().parent.parent
@@ -200,7 +200,7 @@ def test_ptxas_lines_tied_to_a_ptx_line_are_the_reason_and_only_tritons_banner_i
 
     from playground.artefact import compiler
     from playground.core import registry
-    from playground.core.request import Request
+    from playground.artefact.request import Request
     spec = registry.load("vector_add")
     log = ("Internal Triton PTX codegen error\n`ptxas` stderr:\n"
            "ptxas /tmp/x.ptx, line 6; error   : Not a name of any known instruction: 'bogus'\n"

@@ -10,7 +10,7 @@ import pytest
 
 from playground.artefact import codeinspect, instruction_mix
 from playground.core import registry
-from playground.core.request import Request
+from playground.artefact.request import Request
 
 DATA = Path(__file__).parent / "data"
 

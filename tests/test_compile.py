@@ -3,9 +3,10 @@ import re
 
 import pytest
 
-from playground.artefact import binder, compiler
+from playground.artefact import binder
+from playground.core.config import resolve_config
 from playground.core import registry, targets
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.errors import UserError
 
 pytestmark = pytest.mark.compile
@@ -133,7 +134,7 @@ def test_stage_the_target_lacks():
 ])
 def test_bad_meta(meta, message):
     with pytest.raises(UserError, match=message):
-        compiler.resolve_config(registry.load("vector_add"), meta=meta)
+        resolve_config(registry.load("vector_add"), meta=meta)
 
 
 def test_targets_by_name():
@@ -171,7 +172,7 @@ def test_the_kept_binder_answer_is_the_binders(kernel, target, shape, tmp_path, 
     from playground.artefact import cache
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
     spec, tgt = registry.load(kernel), targets.resolve(target)
-    config = compiler.resolve_config(spec, shape=shape)
+    config = resolve_config(spec, shape=shape)
     fresh = binder.specialize(spec, tgt, config)               # the binder runs, and its answer is kept
     assert list(tmp_path.rglob(cache.BINDER_FILE))
     monkeypatch.setattr(jit, "create_function_from_signature",
@@ -184,7 +185,7 @@ def test_the_kept_binder_answer_is_the_binders(kernel, target, shape, tmp_path, 
 @pytest.mark.compile
 def test_backend_options_go_through_meta_as_a_launch_passes_them():
     """`kernel[grid](..., waves_per_eu=2)` and `triton.Config(..., maxnreg=96)` set backend options."""
-    from playground.core.request import Request
+    from playground.artefact.request import Request
     amd = Request.of("gemm", "gfx942", meta={"waves_per_eu": 2}).compile()
     assert amd.options["waves_per_eu"] == 2 and "; Occupancy: 2" in amd.stage("amdgcn")
     mfma = Request.of("gemm", "gfx942", meta={"matrix_instr_nonkdim": 16}).compile().stage("amdgcn")

@@ -5,8 +5,9 @@ import re
 import pytest
 from conftest import run
 
+from playground.artefact.normalise import normalise
 from playground.compare import diff
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.errors import UserError
 
 pytestmark = pytest.mark.compile   # the compile path alone: CI runs it on the oldest Triton too
@@ -106,12 +107,12 @@ def test_raw_keeps_the_exact_text():
     ("amdgcn", "\ts_cbranch_scc1 .LBB0_3", "\ts_cbranch_scc1 .LBB#"),
 ])
 def test_normalise(stage, line, expected):
-    assert diff.normalise(line + "\n", stage).splitlines() == [expected.rstrip()]
+    assert normalise(line + "\n", stage).splitlines() == [expected.rstrip()]
 
 
 def test_normalise_drops_mlir_location_lines():
     text = '#loc = loc("/k.py":18:1)\n#loc12 = loc("a_ptr"(#loc))\nmodule {\n}\n'
-    assert diff.normalise(text, "ttir") == "module {\n}\n"
+    assert normalise(text, "ttir") == "module {\n}\n"
 
 
 def test_parse_variant():

@@ -211,7 +211,7 @@ def test_a_module_that_cannot_run_at_the_scaled_down_shape_says_to_give_one():
 OUR_DIGESTS = """
 import hashlib, json, sys
 from playground.core import registry
-from playground.core.request import Request
+from playground.artefact.request import Request
 spec = registry.load(sys.argv[1])
 out = []
 for config in spec.configs:
@@ -268,7 +268,7 @@ def test_max_autotune_lists_the_gemm_candidates_ranked_by_the_model_and_shows_th
     assert gemm["taken"] == min(templates, key=lambda c: c["modelled_us"])["name"] == "triton_mm_20"
     # each template by the performance model on kernels/gemm.py compiled with its config: the same binary
     # `playground compile gemm` builds, whose shared memory Inductor's estimate matches here (196608 B)
-    from playground.core.request import Request
+    from playground.artefact.request import Request
     stand_in = Request.of("gemm", "sm_90", meta={"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256, "BLOCK_SIZE_K": 64,
                                                   "GROUP_SIZE_M": 8}, num_warps=8, num_stages=4,
                           shape={"M": 4096, "N": 4096, "K": 4096}, dtype="fp16").compile()

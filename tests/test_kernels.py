@@ -6,9 +6,9 @@ runs natively. Also: the kernels added for correctness work compile for every ta
 """
 import pytest
 
-from playground.artefact import compiler
+from playground.core.config import resolve_config
 from playground.core import registry
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.run import check, runner
 
 SPECS = registry.load_all()
@@ -42,7 +42,7 @@ def test_every_kernel_has_reference_cases_and_counts():
         for case in spec.cases + spec.quick_cases:
             sizes, _ = runner.split_case(case)
             assert set(sizes) == set(spec.default_shape), (spec.name, case)
-            config = compiler.resolve_config(spec, runner.split_case(case)[1].get("meta"), shape=sizes)
+            config = resolve_config(spec, runner.split_case(case)[1].get("meta"), shape=sizes)
             if spec.constraints:
                 assert spec.constraints(config.shape, config.dtype, config.meta) is None, (spec.name, case)
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from conftest import outcome
 
-from playground.artefact import compiler
+from playground.core.config import resolve_config
 from playground.core import registry
 from playground.core.spec import cdiv
 from playground.figures import launch
@@ -31,7 +31,7 @@ def awkward_shapes(spec):
 @pytest.mark.parametrize("spec", SPECS, ids=[s.name for s in SPECS])
 def test_every_tile_exactly_once(spec):
     for shape, meta in awkward_shapes(spec):
-        cfg = compiler.resolve_config(spec, meta=meta, shape=shape)
+        cfg = resolve_config(spec, meta=meta, shape=shape)
         assert launch.coverage_problems(spec, cfg.shape, cfg.meta) == [], (shape, cfg.meta)
 
 
@@ -54,7 +54,7 @@ def test_tile_grid_matches_the_problem(name):
     except Exception:
         pytest.skip(f"{name} is not in kernels/")
     for shape, meta in awkward_shapes(spec):
-        cfg = compiler.resolve_config(spec, meta=meta, shape=shape)
+        cfg = resolve_config(spec, meta=meta, shape=shape)
         owned = launch.tiles(spec, cfg.shape, cfg.meta)
         expected = EXPECTED_TILES[name](cfg.shape, cfg.meta)
         assert len(owned) == len(set(owned))

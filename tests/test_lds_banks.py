@@ -107,7 +107,7 @@ def test_unpublished_forms_are_listed_not_counted():
      "28 analysed: 6 conflict-free, 22 with 2-way conflicts (32-bit: GCN's half-wave phases, assumed)"),
 ])
 def test_tritons_kernels_on_gfx942(kernel, meta, loads, stores):
-    from playground.core.request import Request
+    from playground.artefact.request import Request
     compiled = Request.of(kernel, "gfx942", meta=meta).compile()
     report = lds_banks.analyse(compiled.stage("amdgcn"), compiled.config.num_warps * 64)
     assert report.summary("load").startswith(loads)
@@ -120,6 +120,6 @@ def test_tritons_kernels_on_gfx942(kernel, meta, loads, stores):
 
 def test_only_gfx942_is_counted():
     from playground.artefact import codeinspect
-    from playground.core.request import Request
+    from playground.artefact.request import Request
     assert codeinspect.read(Request.of("softmax", "gfx942").compile()).banks is not None
     assert codeinspect.read(Request.of("softmax", "gfx950").compile()).banks is None

@@ -3,7 +3,7 @@ import pytest
 from pygments.token import Error
 
 from playground.core import registry
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.report import render
 from playground.report.lexers import lexer_for
 

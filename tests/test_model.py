@@ -6,7 +6,7 @@ from dataclasses import replace
 import pytest
 
 from playground.core import devices, registry, targets
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.figures import launch, roofline
 from playground.model import constants as K
 from playground.model import explain, program, traffic

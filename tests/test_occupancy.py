@@ -13,7 +13,7 @@ import pytest
 from conftest import invoke
 
 from playground.core import devices, registry
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.errors import UserError
 from playground.figures import occupancy
 

@@ -30,7 +30,7 @@ def test_the_pass_list_is_triton_pipeline_in_order(gemm_log):
 
 
 def test_the_last_ttgir_pass_leaves_what_the_ttgir_stage_shows(gemm_sm90, gemm_log):
-    from playground.compare.diff import normalise
+    from playground.artefact.normalise import normalise
     last = [p for p in gemm_log.passes if p.pipeline == "make_ttgir"][-1]
     assert last.after == normalise(gemm_sm90.stage("ttgir"), "ttgir")
 

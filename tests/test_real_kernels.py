@@ -13,7 +13,7 @@ import pytest
 from conftest import invoke
 
 from playground.core import registry
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.sweep import space
 
 REAL = Path(__file__).resolve().parent / "data" / "real"

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from playground.artefact import compiler
+from playground.core.config import resolve_config
 from playground.core import registry, targets
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.errors import UserError
 
 pytestmark = pytest.mark.compile
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def test_of_resolves_what_the_steps_resolve():
     request = Request.of("softmax", "sm_80", shape={"N": 4096}, num_stages=2)
     assert request.target is targets.TARGETS["sm_80"]
-    assert request.config == compiler.resolve_config(registry.load("softmax"), None, None, 2, {"N": 4096})
+    assert request.config == resolve_config(registry.load("softmax"), None, None, 2, {"N": 4096})
     # softmax's heuristics: the row in one block, 8 warps for a 4096-wide row
     assert request.config.meta["BLOCK_SIZE"] == 4096 and request.config.num_warps == 8
     assert request.overrides == {"num_stages": 2, "shape": {"N": 4096}}
@@ -84,5 +84,5 @@ def test_the_pipeline_is_assembled_in_one_place():
     sources = {p.relative_to(ROOT).as_posix(): p.read_text() for p in [ROOT / "cli.py", *(ROOT / "playground").rglob("*.py")]}
     steps = re.compile(r"\b(resolve_config|compiler\.build|compiler\.cached_hash|compile_kernel)\(")
     users = sorted(name for name, text in sources.items()
-                   if name != "playground/artefact/compiler.py" and steps.search(text))
-    assert users == ["playground/core/request.py"]
+                   if name not in ("playground/artefact/compiler.py", "playground/core/config.py") and steps.search(text))
+    assert users == ["playground/artefact/request.py"]

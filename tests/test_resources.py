@@ -6,9 +6,10 @@ import subprocess
 
 import pytest
 
+from playground import tools
 from playground.artefact import disasm, resources
 from playground.core import registry
-from playground.core.request import Request
+from playground.artefact.request import Request
 
 pytestmark = pytest.mark.compile
 
@@ -17,7 +18,7 @@ def ptxas_report(c) -> dict:
     """Run ptxas -v on the kernel's PTX with the flags Triton's make_cubin uses, and parse its report."""
     from triton.backends.nvidia import compiler as nv
     arch = c.target.arch
-    tool = nv.get_ptxas(arch).path if hasattr(nv, "get_ptxas") else disasm.tool("ptxas")
+    tool = nv.get_ptxas(arch).path if hasattr(nv, "get_ptxas") else tools.tool("ptxas")
     flags = ["-lineinfo", "-v"]
     if "regAllocOptLevel" in inspect.getsource(nv.CUDABackend.make_cubin):
         flags.append("--regAllocOptLevel=2")

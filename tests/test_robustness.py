@@ -17,7 +17,7 @@ from conftest import invoke
 
 from playground.artefact import compile_warnings, disasm, sourcemap
 from playground.core import registry, targets
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.errors import UserError
 from playground.report import render
 from playground.run import check

@@ -6,7 +6,7 @@ fp16 tensor cores 989.4 TFLOP/s.
 import pytest
 
 from playground.core import devices, registry
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.figures import roofline
 
 H100 = devices.get("sm_90")

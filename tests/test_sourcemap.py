@@ -3,7 +3,7 @@ import pytest
 
 from playground.artefact import disasm, sourcemap
 from playground.core import registry
-from playground.core.request import Request
+from playground.artefact.request import Request
 
 pytestmark = pytest.mark.compile
 

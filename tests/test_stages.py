@@ -2,9 +2,9 @@
 import pytest
 
 from playground.artefact import disasm, sourcemap
-from playground.compare.diff import NORMALISATION
+from playground.artefact.normalise import NORMALISATION
 from playground.core import registry, stages, targets
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.report import lexers
 
 pytestmark = pytest.mark.compile

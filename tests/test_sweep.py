@@ -7,7 +7,7 @@ import pytest
 from conftest import invoke
 
 from playground.core import registry, targets
-from playground.core.request import Request
+from playground.artefact.request import Request
 from playground.core.spec import split_config
 from playground.errors import UserError
 from playground.sweep import pool, rows, space, triage

@@ -286,7 +286,7 @@ def test_a_compiled_kernel_shows_itself_in_a_notebook(gemm_sm90):
 
 
 def test_amd_figures_name_vgprs_and_wave_slots():
-    from playground.core.request import Request
+    from playground.artefact.request import Request
     c = Request.of("softmax", "gfx942").compile()
     chips = {chip["name"]: chip for chip in view.figures(c)}
     assert chips["registers"]["value"] == f"{c.resources.vgprs} VGPR + {c.resources.agprs} AGPR"

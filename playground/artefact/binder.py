@@ -9,33 +9,17 @@ compile. Its answer is kept per launch shape (cache.py).
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
 
-from ..core.spec import AbstractTensor, KernelSpec
+from ..core.spec import KernelSpec
+from ..core.config import Config, stand_in_args
 from ..core.targets import Target
 from ..errors import UserError
 from . import cache
 
-if TYPE_CHECKING:      # annotations only: compiler.py imports this module
-    from .compiler import Config
 
 
 # Options the JIT passes to the backend on every launch (JITFunction.run), beside num_warps/stages.
 _JIT_RUN_DEFAULTS = ("debug", "instrumentation_mode", "fpsan_homomorphic_casts")
-
-
-def stand_in_args(spec: KernelSpec, config: Config, target: Target | None = None) -> tuple:
-    """The kernel's runtime arguments at this shape, with storage-free tensors (and the target's device
-    for an args function that asks for it)."""
-    from ..core import devices
-    from ..core.spec import config_hook
-    tensors = {name: AbstractTensor(t.dims(config.shape), spec.tensor_dtype(name, config.dtype))
-               for name, t in spec.tensors.items()}
-    args = spec.args_for(tensors, config.shape, devices.get(target) if target is not None else None)
-    hook = config_hook(spec, config)
-    if hook is not None:        # as Triton's Autotuner does before it launches this config
-        hook({**dict(zip(spec.kernel.arg_names, args)), **config.meta})
-    return args
 
 
 def specialize(spec: KernelSpec, target: Target, config: Config):

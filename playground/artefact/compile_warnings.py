@@ -9,15 +9,13 @@ import contextlib
 import math
 import re
 import warnings
-from typing import TYPE_CHECKING
 
 from ..core import devices, dtypes
 from ..core.spec import KernelSpec
+from ..core.config import Config
 from ..core.targets import Target
 from ..units import size
 
-if TYPE_CHECKING:      # annotations only: compiler.py imports this module
-    from .compiler import Config
 
 
 class PlaygroundWarning(UserWarning):

@@ -1,4 +1,4 @@
-"""The compile pipeline: a Request (core/request.py) in; every stage of Triton's output out.
+"""The compile pipeline: a Request (request.py) in; every stage of Triton's output out.
 
 No torch here: the compile path must stay fast and work where torch is not installed. What the
 JIT would specialise comes from binder.py; warnings before the slow steps from compile_warnings.py.
@@ -17,27 +17,14 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from ..core import params, stages
+from ..core import stages
+from ..core.config import Config
 from ..core.spec import KernelSpec
 from ..core.targets import Target
 from ..errors import KernelFailure, UserError
 from .binder import specialize
 from .compile_warnings import python_warning, watch_tiles
 from ..text import short_path
-
-
-@dataclass
-class Config:
-    """One fully resolved launch configuration."""
-    meta: dict
-    num_warps: int
-    num_stages: int
-    shape: dict
-    dtype: str
-
-    def describe(self) -> str:
-        meta = ", ".join(f"{k}={v}" for k, v in self.meta.items())
-        return f"num_warps={self.num_warps}, num_stages={self.num_stages}, {meta}"
 
 
 @dataclass
@@ -108,75 +95,15 @@ class Compiled:
         from . import resources
         return resources.of(self)
 
-    def as_dict(self, stages: list[str] = ()) -> dict:
-        """What `compile --json` prints: the launch, specialisation, options, resources and occupancy,
-        and the text of `stages` (binaries in base64)."""
-        from ..report import render
-        return render.summary(self, stages)
-
-    def _repr_html_(self) -> str:
-        """In a notebook: the explorer's linked view of every stage (web/export.py), no server needed."""
-        from ..web import export
-        return export.notebook_html(self)
+    def _repr_html_(self) -> str | None:
+        """In a notebook: the explorer's linked view of every stage (views.py), no server needed."""
+        from . import views
+        return views.notebook(self)
 
     def cache_dir(self) -> Path:
         """Triton's cache directory for this kernel: derived artefacts (SASS, resource usage) live beside it."""
         from triton.runtime.cache import get_cache_manager
         return Path(get_cache_manager(self.hash).cache_dir)
-
-
-def resolve_config(spec: KernelSpec, meta: dict | None = None, num_warps: int | None = None,
-                   num_stages: int | None = None, shape: dict | None = None, dtype: str | None = None,
-                   target=None) -> Config:
-    """Defaults, then shape-dependent heuristics, then the user's overrides, validated. `target`: the
-    device an args function that asks for one sees while @triton.heuristics are evaluated."""
-    shape = params.check_shape(spec, shape or {})
-    dtype = params.check_dtype(spec, dtype)
-    merged = dict(spec.meta)
-    warps, stages = spec.num_warps, spec.num_stages
-    if spec.heuristics:
-        derived = dict(spec.heuristics(shape))
-        warps = derived.pop("num_warps", warps)
-        stages = derived.pop("num_stages", stages)
-        merged.update(derived)
-    merged.update(params.check_meta(spec, meta or {}))
-    # A constexpr named like a launch option (tutorial 02's `num_stages`) is that option: the JIT binds
-    # one keyword to both, so one value serves both, the --num-stages / --meta the user gave first.
-    for name, given in (("num_warps", num_warps), ("num_stages", num_stages)):
-        if name in spec.kernel.arg_names:
-            value = given if given is not None else (meta or {}).get(name, merged.get(name))
-            if name == "num_warps":
-                warps = value if value is not None else warps
-            else:
-                stages = value if value is not None else stages
-            merged[name] = warps if name == "num_warps" else stages
-    warps = params.check_num_warps(num_warps if num_warps is not None else warps)
-    stages = params.check_num_stages(num_stages if num_stages is not None else stages)
-    config = Config(meta=merged, num_warps=warps, num_stages=stages, shape=shape, dtype=dtype)
-    if spec.heuristics_values:   # @triton.heuristics, as Heuristics.run applies them: last, over everything
-        config.meta = {**merged, **triton_heuristics(spec, config, target)}
-    why = spec.constraints(shape, dtype, merged) if spec.constraints else None
-    if why:   # the kernel's own limits (a head dimension it cannot tile, say): one line, before any work
-        raise UserError(f"{spec.name}: {why}")
-    return config
-
-
-def triton_heuristics(spec: KernelSpec, config: Config, target=None) -> dict:
-    """The values of the kernel's @triton.heuristics for this launch: each function gets the launch's
-    arguments by name (stand-ins at the shape, then the meta-parameters and launch options), as
-    triton's Heuristics.run passes them."""
-    from .binder import stand_in_args
-    named = dict(zip(spec.kernel.arg_names, stand_in_args(spec, config, target)))
-    named.update(config.meta, num_warps=config.num_warps, num_stages=config.num_stages)
-    values = {}
-    for name, heuristic in spec.heuristics_values.items():
-        try:
-            values[name] = heuristic({**named, **values})
-        except Exception as e:
-            raise UserError(f"{spec.name}: its @triton.heuristics for {name} failed on this launch: "
-                            f"{type(e).__name__}: {e}") from e
-        named[name] = values[name]
-    return values
 
 
 def build(request, warn=None) -> Compiled:

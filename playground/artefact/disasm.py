@@ -10,26 +10,12 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ..errors import UserError
 from ..files import write_atomically
+from ..tools import tool
 
 # With nvdisasm's line info: `//## File "kernel.py", line N [inlined at ...]` from .debug_line and
 # `//## File ".nv_debug_ptx_txt", line M` (the PTX line) from .nv_debug_line_sass.
 SASS_FILE = "playground-v2.sass"
-
-
-def tool(name: str) -> str:
-    """Path of a CUDA binary tool: Triton's knob (TRITON_<NAME>_PATH) first, then the wheel's copy."""
-    from triton import knobs
-    knob = getattr(knobs.nvidia, name, None)
-    path = getattr(knob, "path", None) if knob is not None else None
-    if path and os.path.exists(path):
-        return path
-    import triton
-    bundled = Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / name
-    if bundled.exists():
-        return str(bundled)
-    raise UserError(f"{name} not found: install a triton wheel that ships it, or set TRITON_{name.upper()}_PATH")
 
 
 RES_USAGE_FILE = "playground-res-usage.txt"

@@ -11,7 +11,7 @@ What is not here: the software pipeliner's internal steps (printed without layou
 diff against them is noise), and LLVM's own optimisation passes after the MLIR is translated to
 LLVM IR (Triton does not print those; `--show llir` is their result).
 
-Texts are compared as `diff` compares stages (compare/diff.normalise): locations dropped, value
+Texts are compared as `diff` compares stages (normalise.py): locations dropped, value
 numbers shown as #, so renumbering alone is no change. The child's TTGIR must equal the
 Request's own, or the log is refused: it is the JIT's compile, seen from inside.
 """
@@ -202,7 +202,7 @@ _LOC_FILE = re.compile(r'loc\("(?:[^"]*/)([^"/]*)"')
 
 def parse(text: str, finals: dict[str, str]) -> list[dict]:
     """The dumps in the child's stderr as records with normalised before and after texts."""
-    from ..compare.diff import normalise
+    from .normalise import normalise
     pipelines: list[tuple[str, list[dict]]] = []
     current: dict | None = None
     body: list[str] = []

@@ -32,7 +32,7 @@ def main(settings_file: str) -> int:
             finals[pipeline] = str(mod)
 
     ir.pass_manager.run = run
-    from playground.core.request import Request
+    from playground.artefact.request import Request
     compiled = Request.from_ref(settings["request"]).compile()
     with open(settings["out"], "w") as f:
         json.dump({"finals": finals, "ttgir": compiled.stage("ttgir")}, f)

@@ -17,13 +17,13 @@ output says so; `raw=True` diffs the exact text.
 from __future__ import annotations
 
 import difflib
-import re
 from dataclasses import dataclass
 
 from ..artefact import codeinspect
+from ..artefact.normalise import NORMALISATION, normalise
 from ..core import params, registry
 from ..core.params import split_items
-from ..core.stages import STAGES, default_for, is_binary
+from ..core.stages import default_for, is_binary
 from ..errors import UserError
 from ..figures import occupancy
 from ..report.render import highlight
@@ -66,66 +66,6 @@ def parse_variant(text: str, base, flag: str = "--a"):
             raise UserError(f"{flag} {key}: not one of {', '.join(VARIANT_KEYS)}, a meta-parameter of {spec.name} "
                             f"({', '.join(meta_names) or 'none'}) or a dimension ({', '.join(dims)})")
     return base.changed(**changes), text
-
-
-# ---- normalisation: the numbering that changes on every line when anything changes ----
-
-_NORMALISERS = {      # by the stage's language (stages.py)
-    "sass": [
-        (re.compile(r"/\*[0-9a-f]{4,}\*/\s*"), ""),                           # instruction addresses
-        (re.compile(r"/\* 0x[0-9a-f]+ \*/"), ""),                              # encodings, if printed
-        (re.compile(r"\b(U?R|U?P)\d+\b"), r"\1#"),                             # registers, predicates
-        (re.compile(r"\.L_x_\d+"), ".L_x_#"),                                  # branch labels
-    ],
-    "ptx": [
-        (re.compile(r"%(r|rd|rs|f|fd|p|h|hh|b)\d+\b"), r"%\1#"),               # virtual registers
-        (re.compile(r"\$L__BB\d+_\d+"), "$L__BB#"),                            # block labels
-        (re.compile(r"\$L__tmp\d+"), "$L__tmp#"),
-    ],
-    "llvm": [
-        (re.compile(r"%\d+\b"), "%#"),                                          # SSA values
-        (re.compile(r"!\d+\b"), "!#"),                                          # metadata ids
-    ],
-    "amdgcn": [
-        (re.compile(r"\b([vsa])\[\d+:\d+\]"), r"\1[#]"),                       # register ranges
-        (re.compile(r"\b([vsa])\d+\b"), r"\1#"),                               # registers
-        (re.compile(r"\.LBB\d+_\d+"), ".LBB#"),                                # block labels
-    ],
-}
-_MLIR = [
-    (re.compile(r"\s*\bloc\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)"), ""),      # locations, inline or trailing
-    (re.compile(r"%\d+\b"), "%#"),                                              # SSA values
-    (re.compile(r"%([A-Za-z][\w]*?)_\d+\b"), r"%\1_#"),                         # named values: %cst_3
-    (re.compile(r"%arg\d+\b"), "%arg#"),
-    (re.compile(r"\^bb\d+\b"), "^bb#"),
-]
-_NORMALISERS["mlir"] = _MLIR
-_MLIR_LOC_LINE = re.compile(r"^#loc\d*\s*=\s*loc\(")
-
-_HOW = {
-    "sass": "instruction addresses dropped; register, predicate and label numbers shown as #",
-    "ptx": "virtual register and label numbers shown as #",
-    "llvm": "value and metadata numbers shown as #",
-    "mlir": "locations dropped; value numbers shown as #",
-    "amdgcn": "register and label numbers shown as #",
-}
-NORMALISATION = {name: _HOW[s.language] for name, s in STAGES.items() if s.language in _HOW}
-
-
-def normalise(text: str, stage: str) -> str:
-    """The stage's text with the numbering noise replaced, line for line (location lines dropped)."""
-    language = STAGES[stage].language if stage in STAGES else None
-    rules = _NORMALISERS.get(language)
-    if not rules:
-        return text
-    out = []
-    for line in text.splitlines():
-        if language == "mlir" and _MLIR_LOC_LINE.match(line):
-            continue
-        for pattern, repl in rules:
-            line = pattern.sub(repl, line)
-        out.append(line.rstrip())
-    return "\n".join(out) + "\n"
 
 
 # ---- the comparison ----

@@ -363,25 +363,3 @@ def with_num_sms(device: Device, n: int | None) -> Device:
     return dataclasses.replace(device, num_sms=n, name=f"{device.name} architecture with {n} {unit}",
                                peak_tflops={k: round(v * scale, 1) for k, v in device.peak_tflops.items()},
                                **memory)
-
-
-def target_rows() -> list[dict]:
-    """One row per name --target takes, for `playground targets`: each target with its representative GPU's
-    figures, then each other GPU of VARIANTS with its own (and the target whose binary it runs)."""
-    from .targets import TARGETS
-    rows = []
-    for name, d in [*DEVICES.items(), *VARIANTS.items()]:
-        t = TARGETS[d.target]
-        rows.append({
-            "target": name, "arch": d.target, "vendor": d.vendor, "backend": t.backend, "warp_size": t.warp_size,
-            "gpu": d.name,
-            "num_sms": d.num_sms, "max_warps_per_sm": d.max_warps_per_sm, "max_blocks_per_sm": d.max_blocks_per_sm,
-            # 32-bit registers per SM (CU, WGP): AMD's VGPR counts are per lane, so times the wave's lanes
-            "registers_per_sm": d.regs_per_sm if d.is_nvidia else d.vgprs_per_simd * d.warp_size * d.simds_per_cu,
-            "shared_per_sm": d.shared_per_sm if d.is_nvidia else d.lds_per_cu,
-            "shared_per_block": d.shared_per_block_optin if d.is_nvidia else d.lds_per_workgroup,
-            "memory_bytes": d.memory_bytes, "bandwidth_gbs": d.mem_bandwidth_gbs, "l2_bytes": d.l2_bytes,
-            "infinity_cache_bytes": d.infinity_cache_bytes, "infinity_cache_gbs": d.infinity_cache_gbs,
-            "l2_partitions": d.l2_partitions, "matrix_clock_ghz": dict(d.matrix_clock_ghz),
-            "peak_tflops": dict(d.peak_tflops), "stages": list(t.stages)})
-    return rows

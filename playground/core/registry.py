@@ -1,4 +1,9 @@
-"""Find kernel specs: by name in `kernels/`, or in a user's file (`path.py` or `path.py:name`)."""
+"""Find kernel specs: by name in `kernels/`, or in a user's file (`path.py` or `path.py:name`).
+
+Saved references (a captured launch `T.json#N`, a plan's kernel `PLAN.json#N`) are opened by the layers that
+wrote them, which register an opener here (`register_opener`); core never imports them. `playground/__init__.py`
+imports those layers, so a reference opens wherever the library is imported: the CLI, a notebook, a worker.
+"""
 from __future__ import annotations
 
 import difflib
@@ -6,12 +11,44 @@ import importlib
 import importlib.util
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from ..errors import UserError
 from .spec import KernelSpec
 
 KERNELS_DIR = Path(__file__).resolve().parents[2] / "kernels"
+
+
+@dataclass(frozen=True)
+class Opener:
+    """One kind of saved reference: whether it reads a reference, the spec it opens, the target it was made for."""
+    claims: Callable[[str], bool]
+    open: Callable[[str], KernelSpec]
+    target_of: Callable[[str], str]
+
+
+_OPENERS: list[Opener] = []
+_FALLBACK: list[Opener] = []        # tried after every other: they claim any saved reference
+_GPU_READERS: list[Callable] = []   # (file, target label) -> the file's definitions, read on a virtual GPU
+
+
+def register_opener(claims, open, target_of, fallback: bool = False) -> None:
+    """A layer above core teaches `load` to open its saved references (`FILE.json#N`, `fuse#N`)."""
+    (_FALLBACK if fallback else _OPENERS).append(Opener(claims, open, target_of))
+
+
+def register_gpu_reader(read) -> None:
+    """How a file that asks for a GPU as it loads is read on a virtual one (virtual/launches.py)."""
+    _GPU_READERS.append(read)
+
+
+def _opener(ref: str) -> Opener:
+    for opener in _OPENERS + _FALLBACK:
+        if opener.claims(ref):
+            return opener
+    raise UserError(f"{ref}: no reader for this saved reference in this process")
 
 
 def kernel_names() -> list[str]:
@@ -29,12 +66,7 @@ def load(ref: str, target: str | None = None, args: str | None = None) -> Kernel
     """
     if _saved_ref(ref):
         _need_torch(ref)
-        from ..inductor import reopen
-        if reopen.is_plan(ref):
-            return reopen.spec_from_plan(ref)
-    if trace_target(ref):
-        from ..virtual import launches
-        return launches.spec_from_trace(ref)
+        return _opener(ref).open(ref)
     path, _, name = ref.partition(":") if _looks_like_path(ref) else ("", "", ref)
     if path:
         return _from_file(path, name, target, args)
@@ -60,11 +92,7 @@ def trace_target(ref) -> str | None:
     """The target a trace reference (`T.json#N`) was captured on; None for any other kernel reference."""
     if not _saved_ref(ref):
         return None
-    from ..inductor import reopen
-    if reopen.is_plan(ref):
-        return reopen.plan_target(ref)
-    from ..virtual import launches
-    return launches.variant_source(ref)["target"]
+    return _opener(ref).target_of(ref)
 
 
 def _need_torch(ref: str) -> None:
@@ -171,11 +199,10 @@ def check_one_gpu(spec: KernelSpec, names: list[str]) -> None:
 def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Exception) -> dict:
     import warnings
 
-    from ..virtual import launches
     from . import targets
     target = targets.resolve(target).label
     try:
-        namespace = launches.read_script(file, target)
+        namespace = _GPU_READERS[0](file, target) if _GPU_READERS else {}
     except ImportError:        # no torch: the virtual GPU cannot stand in
         namespace = {}
     if not any(isinstance(v, KernelSpec) for v in namespace.values()):

@@ -3,7 +3,7 @@
 Each entry says which backends have the stage, where its text comes from, its file name for
 `compile --out`, whether it is a binary, and its language, which picks its highlighter
 (lexers.py), how its lines map back to Python lines (line_info.locate) and how `diff`
-normalises it (diff.py).
+normalises it (artefact/normalise.py).
 """
 from __future__ import annotations
 

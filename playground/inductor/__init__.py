@@ -12,3 +12,13 @@
   libdevice_shim.py  libdevice for the interpreter, which cannot call it
   text.py            plans, comparisons, candidates and checks as text
 """
+from ..core import registry
+
+
+def _reopen():
+    from . import reopen      # on first use: naming a kernel should not cost this package's imports
+    return reopen
+
+
+registry.register_opener(lambda ref: _reopen().is_plan(ref), lambda ref: _reopen().spec_from_plan(ref),
+                         lambda ref: _reopen().plan_target(ref))

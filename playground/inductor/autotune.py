@@ -71,7 +71,7 @@ def model(kind: str, config: dict, m: int, n: int, k: int, batch: int, element: 
 def stand_in_request(config: dict, m: int, n: int, k: int, dtype: str, target: str):
     """kernels/gemm.py with the template's BLOCK_M/N/K, GROUP_M, warps and stages, at the GEMM's shape."""
     from ..core import targets
-    from ..core.request import Request
+    from ..artefact.request import Request
     meta = {"BLOCK_SIZE_M": config.get("BLOCK_M", 64), "BLOCK_SIZE_N": config.get("BLOCK_N", 64),
             "BLOCK_SIZE_K": config.get("BLOCK_K", 32), "GROUP_SIZE_M": config.get("GROUP_M", 8)}
     if not targets.resolve(target).is_nvidia:

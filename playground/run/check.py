@@ -15,7 +15,7 @@ import math
 from dataclasses import asdict, dataclass, field
 
 from ..core.registry import load, ref
-from ..core.request import Request
+from ..artefact.request import Request
 from ..core.spec import KernelSpec
 from ..errors import UserError
 from . import runner, tolerances, variants, worker

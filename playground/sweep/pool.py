@@ -27,7 +27,7 @@ def _warm_worker() -> None:
 def _work(task: dict) -> dict:
     """Runs in a worker: one config, its failure caught and returned as data."""
     try:
-        from ..core.request import Request
+        from ..artefact.request import Request
         return rows.row(Request.from_ref(task["request"]), task["config"], task["num_sms"])
     except KeyboardInterrupt:
         raise

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 from ..core import params
-from ..core.request import Request
+from ..artefact.request import Request
 from ..core.spec import config_dict, split_config
 from ..errors import UserError
 

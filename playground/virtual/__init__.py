@@ -14,3 +14,15 @@ Times on the virtual GPU are the performance model's (model/explain.py), and alw
   session.py       the parent: start the child, relay Ctrl-C, read what it captured
   text.py, timeline.py   the launch table; the Chrome trace-event timeline
 """
+from ..core import registry
+
+
+def _launches():
+    from . import launches    # on first use: naming a kernel should not cost this package's imports
+    return launches
+
+
+# A trace is any other saved reference (T.json#N): tried after the plans.
+registry.register_opener(lambda ref: True, lambda ref: _launches().spec_from_trace(ref),
+                         lambda ref: _launches().variant_source(ref)["target"], fallback=True)
+registry.register_gpu_reader(lambda file, target: _launches().read_script(file, target))

@@ -162,7 +162,7 @@ def spec_for(source: dict, jit) -> KernelSpec:
 
 
 def request_for(source: dict, jit=None):
-    from ..core.request import Request
+    from ..artefact.request import Request
     jit = jit or load_kernel(source["file"], source["kernel"], source["target"])
     spec = spec_for(source, jit)
     return Request.of(spec, source["target"])

@@ -16,7 +16,7 @@ import threading
 from pathlib import Path
 
 from ..core import devices, params, registry, targets
-from ..core.request import Request
+from ..artefact.request import Request
 from ..errors import KernelFailure, UserError
 from . import view
 

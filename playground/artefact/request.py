@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..artefact import compiler
-from ..artefact.compile_warnings import shape_warnings
-from ..artefact.compiler import Compiled, Config
-from . import params, registry, targets
-from .spec import KernelSpec
-from .targets import Target
+from ..core import params, registry, targets
+from ..core.config import Config, resolve_config
+from ..core.spec import KernelSpec
+from ..core.targets import Target
+from . import compiler
+from .compile_warnings import shape_warnings
+from .compiler import Compiled
 
 OVERRIDES = ("meta", "num_warps", "num_stages", "shape", "dtype")
 
@@ -45,7 +46,7 @@ class Request:
         tgt = target if isinstance(target, Target) else targets.resolve(target)
         spec = kernel if isinstance(kernel, KernelSpec) else registry.load(kernel, tgt.label, args)
         overrides = {k: v for k, v in zip(OVERRIDES, (meta, num_warps, num_stages, shape, dtype)) if v is not None}
-        config = compiler.resolve_config(spec, meta, num_warps, num_stages, shape, dtype, tgt)
+        config = resolve_config(spec, meta, num_warps, num_stages, shape, dtype, tgt)
         return cls(spec, tgt, config, overrides)
 
     @classmethod
