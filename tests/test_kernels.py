@@ -9,7 +9,8 @@ import pytest
 from playground.core.config import resolve_config
 from playground.core import registry
 from playground.artefact.request import Request
-from playground.run import check, runner
+from playground.run import check
+from playground.run.cases import describe_case, split_case
 
 SPECS = registry.load_all()
 
@@ -22,7 +23,7 @@ def _params():
             for case in cases:
                 for dtype in spec.dtypes:
                     yield pytest.param(spec.name, case, dtype, marks=marks,
-                                       id=f"{spec.name}-{runner.describe_case(case).replace(', ', ',')}-{dtype}")
+                                       id=f"{spec.name}-{describe_case(case).replace(', ', ',')}-{dtype}")
 
 
 @pytest.mark.parametrize("name,case,dtype", list(_params()))
@@ -40,9 +41,9 @@ def test_every_kernel_has_reference_cases_and_counts():
         assert spec.reference is not None and spec.quick_cases and spec.cases, spec.name
         assert spec.flops is not None and spec.bytes is not None, spec.name
         for case in spec.cases + spec.quick_cases:
-            sizes, _ = runner.split_case(case)
+            sizes, _ = split_case(case)
             assert set(sizes) == set(spec.default_shape), (spec.name, case)
-            config = resolve_config(spec, runner.split_case(case)[1].get("meta"), shape=sizes)
+            config = resolve_config(spec, split_case(case)[1].get("meta"), shape=sizes)
             if spec.constraints:
                 assert spec.constraints(config.shape, config.dtype, config.meta) is None, (spec.name, case)
 
@@ -51,7 +52,7 @@ def test_cases_cover_awkward_sizes():
     # Every kernel has a case with a size of 1 (batch and head counts aside) and a case that is not a
     # multiple of 16 (powers of two plus 17).
     for spec in SPECS:
-        sizes = [runner.split_case(c)[0] for c in spec.cases]
+        sizes = [split_case(c)[0] for c in spec.cases]
         assert any(min(v for k, v in s.items() if k not in ("Z", "H")) == 1 for s in sizes), spec.name
         assert any(any(v % 16 for v in s.values()) for s in sizes), spec.name
 

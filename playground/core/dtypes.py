@@ -55,3 +55,9 @@ def get(name: str) -> DType:
 def size(name: str) -> int:
     """Bytes per element."""
     return get(name).bytes
+
+
+def torch_dtype(name: str):
+    """The torch dtype `name` stands for; torch is imported here, not above, as compiling never needs it."""
+    import torch
+    return getattr(torch, get(name).torch)

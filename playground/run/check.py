@@ -11,7 +11,6 @@ where, and why it failed, in words.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field
 
 from ..core.registry import load, ref
@@ -19,6 +18,7 @@ from ..artefact.request import Request
 from ..core.spec import KernelSpec
 from ..errors import UserError
 from . import runner, tolerances, variants, worker
+from .cases import case_elements, describe_case, split_case
 from .compare import OutputCheck, at, compare
 
 DEFAULT_CASE_SECONDS = 600.0          # per case in the interpreter: generous, but not forever
@@ -58,7 +58,7 @@ class CaseResult:
         extra = "" if self.variant == "randn" else f" {self.variant}"
         if self.kind == "configs":
             extra += f" ({self.config})"
-        return f"{self.kernel} [{runner.describe_case(self.case)}] {self.dtype}{extra}"
+        return f"{self.kernel} [{describe_case(self.case)}] {self.dtype}{extra}"
 
     def reasons(self) -> list[str]:
         return self.findings + self.problems + [f"{o.name}: {p}" for o in self.outputs for p in o.problems]
@@ -122,7 +122,7 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
     import time
     started = time.perf_counter()
     case = {**case, **variant.layout}
-    sizes, layout = runner.split_case(case)
+    sizes, layout = split_case(case)
     merged_meta = {**layout.get("meta", {}), **(meta or {})}
     if variant.config is not None:
         from ..core.spec import split_config
@@ -170,7 +170,7 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
     comparison.
     """
     spec = load(ref)
-    _, layout = runner.split_case(case)
+    _, layout = split_case(case)
     common = dict(kernel=spec.name, case=case, dtype=config.dtype, mode=mode_label, config=config.describe())
     device = "cuda" if run_mode == worker.CUDA else "cpu"
     sanitizing = sanitize and run_mode == worker.INTERPRETER
@@ -305,13 +305,6 @@ def cases_for(spec: KernelSpec, quick: bool = False) -> list[dict]:
                         f"{case_elements(spec, default):,} elements, more than the {FALLBACK_MAX_ELEMENTS:,} "
                         f"the interpreter is given by default; pass --shape, or give the spec `cases=`")
     return [default]
-
-
-def case_elements(spec: KernelSpec, case: dict) -> int:
-    """Elements in all of a case's tensors: the size measure for picking the smallest case."""
-    sizes, _ = runner.split_case(case)
-    shape = {**spec.default_shape, **sizes}
-    return sum(math.prod(t.dims(shape)) for t in spec.tensors.values())
 
 
 def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = False, shape: dict | None = None,

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 
-from . import runner
+from .cases import describe_case
 from .check import Report
 from .compare import OutputCheck, at
 
@@ -37,7 +37,7 @@ def render(report: Report, debug: bool = False, console=None) -> None:
     for r in shown:
         for i, o in enumerate(r.outputs or [None]):
             cells = ([r.kernel if i == 0 else ""] if several else []) + \
-                    [runner.describe_case(r.case) if i == 0 else "", r.dtype if i == 0 else "",
+                    [describe_case(r.case) if i == 0 else "", r.dtype if i == 0 else "",
                      r.variant if i == 0 else ""]
             if multi_out:
                 cells.append(o.name if o else "")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from . import runner, tolerances
+from ..core import dtypes
+from . import tolerances
 
 FIRST = 5   # mismatching elements listed per output
 
@@ -104,7 +105,7 @@ def _explain(r: OutputCheck, g, e, unwritten=None) -> None:
     stray_inf = int((torch.isinf(g) & ~torch.isinf(e)).sum())
     if stray_inf:
         r.problems.append(f"{stray_inf} Inf in the output where the reference has none")
-    if r.total and bool((g == 0).all()) and bool((e.to(runner.torch_dtype(r.dtype)) != 0).any()):
+    if r.total and bool((g == 0).all()) and bool((e.to(dtypes.torch_dtype(r.dtype)) != 0).any()):
         r.problems.append(f"wrote only zeros; the reference's largest |value| is {r.expected_max:.4g}")
     if r.nan_expected or r.inf_expected:
         r.warnings.append(f"the reference itself has {r.nan_expected} NaN and {r.inf_expected} Inf")

@@ -51,7 +51,7 @@ def values(spec, shape: dict, dtype: str, seed: int, generator: str = "randn") -
     """Seeded input tensors for `spec` at `shape`, drawn by `generator`."""
     import torch
 
-    from .runner import torch_dtype
+    from ..core.dtypes import torch_dtype
     if generator not in GENERATORS:
         from ..errors import UserError
         raise UserError(f"unknown input generator '{generator}': {', '.join(GENERATORS)}")

@@ -12,51 +12,19 @@ from __future__ import annotations
 import importlib.util
 import inspect
 import math
-import os
 import time
 import traceback
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..core import dtypes
 from ..core.spec import KernelSpec
 from ..errors import UserError
 from ..text import short_path
 from ..units import size
+from .cases import tensor_names
+from .user_code import is_user_file
 
-LAYOUT_KEYS = ("transpose", "pad", "offset", "meta")   # case keys that are not problem sizes
 GUARD = 4096                                  # sentinel elements before and after every tensor
-
-
-def split_case(case: dict) -> tuple[dict, dict]:
-    """A case dict -> (sizes, layout): layout holds "transpose", "pad", "offset" and "meta"."""
-    sizes = {k: v for k, v in case.items() if k not in LAYOUT_KEYS}
-    layout = {k: v for k, v in case.items() if k in LAYOUT_KEYS}
-    return sizes, layout
-
-
-def describe_case(case: dict) -> str:
-    """'M=273, N=145, K=81, transpose=a' for reports and test ids."""
-    sizes, layout = split_case(case)
-    parts = [f"{k}={v}" for k, v in sizes.items()]
-    if "transpose" in layout:
-        parts.append(f"transpose={','.join(_names(layout['transpose']))}")
-    if "pad" in layout:
-        pad = layout["pad"]
-        parts.append(f"pad={','.join(f'{k}:{v}' for k, v in pad.items()) if isinstance(pad, dict) else pad}")
-    if "offset" in layout:
-        parts.append(f"offset={layout['offset']}")
-    parts += [f"{k}={v}" for k, v in layout.get("meta", {}).items()]
-    return ", ".join(parts)
-
-
-def _names(value) -> list[str]:
-    return [value] if isinstance(value, str) else list(value)
-
-
-def torch_dtype(name: str):
-    import torch
-    return getattr(torch, dtypes.get(name).torch)
 
 
 @dataclass
@@ -117,7 +85,7 @@ def allocate(spec: KernelSpec, shape: dict, layout: dict, dtype: str, seed: int,
     outputs full of sentinels. layout["offset"] starts every tensor that many elements past an
     aligned address (1 breaks 16-byte alignment, which changes what the JIT specialises)."""
     require_memory(spec, shape, layout, dtype, device)
-    transposed = set(_names(layout.get("transpose", [])))
+    transposed = set(tensor_names(layout.get("transpose", [])))
     for name in transposed:
         if name not in spec.tensors or len(spec.tensors[name].shape) != 2:
             raise UserError(f"{spec.name}: case says transpose={name}, but that is not a 2-D tensor of the kernel")
@@ -154,7 +122,7 @@ def _input_values(spec: KernelSpec, shape: dict, dtype: str, seed: int, generato
 def _guarded(name, dims, dtype: str, transposed: bool, pad: int, device: str, sentinel: bool,
              offset: int = 0) -> Buffer:
     import torch
-    tdtype = torch_dtype(dtype)
+    tdtype = dtypes.torch_dtype(dtype)
     rows_first = tuple(reversed(dims)) if transposed else tuple(dims)   # the allocation's logical shape
     alloc = rows_first[:-1] + (rows_first[-1] + pad,) if rows_first else rows_first
     n = math.prod(alloc)
@@ -297,18 +265,6 @@ def crash_message(error: BaseException, spec: KernelSpec, config=None) -> str:
         inner = inner.__cause__
     for e in (inner, error):   # the innermost error's frames first, the outer ones as a fallback
         for frame in reversed(traceback.extract_tb(e.__traceback__)):
-            if _is_user_file(frame.filename):
+            if is_user_file(frame.filename):
                 return f"{short_path(frame.filename)}:{frame.lineno}: {type(inner).__name__}: {inner}"
     return f"{type(inner).__name__}: {inner}"
-
-
-def _is_user_file(path: str) -> bool:
-    """Not this package, not the standard library, not an installed package (triton, torch)."""
-    import sysconfig
-    if path.startswith("<"):
-        return False
-    p = str(Path(path).resolve())
-    paths = sysconfig.get_paths()
-    library = [str(Path(__file__).resolve().parents[1])] + [str(Path(paths[k]).resolve())
-                                                         for k in ("stdlib", "platstdlib", "purelib", "platlib")]
-    return not any(p.startswith(d + os.sep) for d in library)

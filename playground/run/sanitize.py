@@ -32,6 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from ..text import short_path
+from .user_code import is_user_file
 
 _ACTIVE: Sanitizer | None = None
 MAX_FINDINGS = 5          # per sanitizer: the first few say enough
@@ -266,8 +267,7 @@ def _kernel_line() -> str:
 
 @lru_cache(maxsize=None)
 def _is_user(path: str) -> bool:
-    from .runner import _is_user_file
-    return _is_user_file(path)
+    return is_user_file(path)
 
 
 _short_path = lru_cache(maxsize=None)(short_path)   # every finding asks; the answer does not change

@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import inputs
+from .cases import case_elements, split_case
 
 QUICK_CONFIGS = 3
 QUICK_MAX = 6
@@ -50,8 +51,6 @@ def probe_case(spec, cases: list[dict]) -> dict:
     """The sizes of the smallest case among those with the most sizes above 1 (a 1x1 case has no
     rows to get wrong and no masked-out lanes), without its own layout: the runs here set theirs.
     A case with meta of its own is passed over while there is another."""
-    from .check import case_elements
-    from .runner import split_case
     candidates = [split_case(c)[0] for c in cases if "meta" not in c] or [split_case(c)[0] for c in cases]
     widest = max(sum(v > 1 for v in c.values()) for c in candidates)
     return min((c for c in candidates if sum(v > 1 for v in c.values()) == widest),
