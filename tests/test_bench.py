@@ -606,7 +606,7 @@ def test_a_measured_launch_is_sized_by_the_gpu_its_request_names(monkeypatch):
     the one the model beside the measurement describes: 114 programs for --target h100-pcie, not the SXM's 132."""
     pytest.importorskip("torch")
     from playground.core import devices
-    from playground.figures import launch
+    from playground.figures import grid
 
     class Launched(Exception):
         pass
@@ -619,7 +619,7 @@ def test_a_measured_launch_is_sized_by_the_gpu_its_request_names(monkeypatch):
     request = Request.of("gemm_persistent", "h100-pcie", shape=shape, dtype="fp16")
     with pytest.raises(Launched) as launched:
         measured.measure(request)
-    assert launched.value.args[0] == (114,) == (launch.ctas(request.compile()),)
+    assert launched.value.args[0] == (114,) == (grid.ctas(request.compile()),)
     assert request.spec.grid_for(shape, request.config.meta, devices.get("sm_90")) == (132,)
 
 

@@ -149,12 +149,12 @@ def test_targets_by_name():
 def test_a_named_gpu_compiles_its_architectures_binary_and_reads_its_own_row():
     """--target l40s: sm_89's binary from the same cache entry; occupancy, waves and a persistent grid on the
     L40S's 142 SMs; the name kept wherever the request travels (another process, the page, a trace)."""
-    from playground.figures import launch, occupancy
+    from playground.figures import grid, occupancy
     from playground.report import render
     rtx, l40s = Request.of("gemm_persistent", "sm_89").compile(), Request.of("gemm_persistent", "L40S").compile()
     assert rtx.hash == l40s.hash and rtx.stage("sass") == l40s.stage("sass")
     assert (occupancy.of(rtx).num_sms, occupancy.of(l40s).num_sms) == (128, 142)
-    assert launch.ctas(l40s) == 142 and launch.ctas(rtx) == 128        # one program per SM
+    assert grid.ctas(l40s) == 142 and grid.ctas(rtx) == 128        # one program per SM
     assert "; the GPU is the L40S (l40s): sm_89's binary" in render.header_lines(l40s)[1]
     ref = l40s.request.ref()
     assert ref["target"] == "l40s" and Request.from_ref(ref).target == l40s.request.target

@@ -8,7 +8,7 @@ from conftest import outcome
 from playground.core.config import resolve_config
 from playground.core import registry
 from playground.core.spec import cdiv
-from playground.figures import launch
+from playground.figures import grid, launch
 
 SPECS = registry.load_all()
 
@@ -32,7 +32,7 @@ def awkward_shapes(spec):
 def test_every_tile_exactly_once(spec):
     for shape, meta in awkward_shapes(spec):
         cfg = resolve_config(spec, meta=meta, shape=shape)
-        assert launch.coverage_problems(spec, cfg.shape, cfg.meta) == [], (shape, cfg.meta)
+        assert grid.coverage_problems(spec, cfg.shape, cfg.meta) == [], (shape, cfg.meta)
 
 
 # The tile grid each kernel's docstring describes: tiles along each axis the program index walks.
@@ -55,7 +55,7 @@ def test_tile_grid_matches_the_problem(name):
         pytest.skip(f"{name} is not in kernels/")
     for shape, meta in awkward_shapes(spec):
         cfg = resolve_config(spec, meta=meta, shape=shape)
-        owned = launch.tiles(spec, cfg.shape, cfg.meta)
+        owned = grid.tiles(spec, cfg.shape, cfg.meta)
         expected = EXPECTED_TILES[name](cfg.shape, cfg.meta)
         assert len(owned) == len(set(owned))
         assert set(owned) == _box(expected), (shape, cfg.meta)
@@ -80,15 +80,15 @@ def test_a_wrong_tile_map_is_caught():
     import dataclasses
     wrong = dataclasses.replace(spec, tile_of=broken)
     shape = {"M": 9 * 128 - 5, "N": 3 * 128 + 1, "K": 64}
-    problems = launch.coverage_problems(wrong, shape, spec.meta)
+    problems = grid.coverage_problems(wrong, shape, spec.meta)
     assert problems and any("have no CTA" in p or "owned by" in p for p in problems)
-    assert launch.coverage_problems(spec, shape, spec.meta) == []
+    assert grid.coverage_problems(spec, shape, spec.meta) == []
 
 
 def test_grouped_ordering_walks_down_a_group_first():
     # gemm at 4096 with 128 x 128 tiles and GROUP_SIZE_M=8: pids 0..7 go down column 0, pid 8 starts column 1.
     spec = registry.load("gemm")
-    owned = launch.tiles(spec, {"M": 4096, "N": 4096, "K": 4096}, spec.meta)
+    owned = grid.tiles(spec, {"M": 4096, "N": 4096, "K": 4096}, spec.meta)
     assert owned[:9] == [(0, 0), (1, 0), (2, 0), (3, 0), (4, 0), (5, 0), (6, 0), (7, 0), (0, 1)]
     assert owned[8 * 32] == (8, 0)          # the second group starts after 8 rows x 32 columns
 
@@ -98,9 +98,9 @@ def test_two_dimensional_grid_numbers_x_fastest():
     if spec is None or spec.tile_of is not None:
         pytest.skip("needs a 2-D grid without tile_of")
     shape = {"M": 64 * 3 + 1, "N": 64 * 2 + 1}
-    grid = launch.grid_of(spec, shape, spec.meta)
-    assert grid == (4, 3, 1)
-    assert launch.tiles(spec, shape, spec.meta)[:5] == [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1)]
+    padded = grid.grid_of(spec, shape, spec.meta)
+    assert padded == (4, 3, 1)
+    assert grid.tiles(spec, shape, spec.meta)[:5] == [(0, 0), (1, 0), (2, 0), (3, 0), (0, 1)]
 
 
 @pytest.mark.compile

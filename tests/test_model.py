@@ -7,7 +7,7 @@ import pytest
 
 from playground.core import devices, registry, targets
 from playground.artefact.request import Request
-from playground.figures import launch, roofline
+from playground.figures import grid, roofline
 from playground.model import constants as K
 from playground.model import explain, program, traffic
 from playground.sweep import triage
@@ -109,7 +109,7 @@ def test_each_xcd_has_its_own_l2_and_the_infinity_cache_behind_them_fetches_from
     assert behind.reuse == pytest.approx(512 / 144)                 # 512 panel loads over 144 fetched by the L2s
     # a cache behind the L2s never makes DRAM send more than the L2s fetch: one panel of room, 8 CTAs a wave, would
     # fetch 258 panels on its own; the L2s (room for all) fetch 144, and DRAM sends those
-    tiles = launch.tiles(c.spec, c.config.shape, c.config.meta, launch.device_of(c))
+    tiles = grid.tiles(c.spec, c.config.shape, c.config.meta, grid.device_of(c))
     assert traffic._fetched(tiles, c.spec.operands(c.config.shape, c.config.meta, 2), 8, panel) == 258 * panel
     tiny = traffic.traffic(c, 8, 10**12, l2_partitions=8, memory_side_bytes=panel)
     assert tiny.dram_bytes - written == 144 * panel

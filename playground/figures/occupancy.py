@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from ..core.spec import cdiv
 from ..errors import UserError
 from ..units import kib, kib_exact, pct
+from . import grid
 
 LIMITERS = ("warps", "registers", "shared_memory", "blocks")
 _NO_LIMIT = 1 << 30      # a resource the block does not use never limits (cuda_occupancy.h uses INT_MAX)
@@ -239,10 +240,9 @@ def of(compiled, num_sms: int | None = None) -> Occupancy:
 
 
 def ctas(compiled) -> int | None:
-    """CTAs in the launch (launch.ctas), or None when the spec's grid cannot say at this shape."""
-    from .launch import ctas as count
+    """CTAs in the launch (grid.ctas), or None when the spec's grid cannot say at this shape."""
     try:
-        return count(compiled)
+        return grid.ctas(compiled)
     except Exception:
         return None
 

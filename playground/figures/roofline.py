@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass, field
 from ..artefact import codeinspect
 from ..core import devices, dtypes
 from ..errors import UserError
-from .launch import ctas
+from .grid import ctas
 from .occupancy_text import waves_phrase
 
 # devices.py keys fp8 peaks as "fp8"; the spec names the two fp8 formats.

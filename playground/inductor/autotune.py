@@ -93,7 +93,7 @@ def compile_side_by_side(requests: list) -> None:
 
 def stand_in(config: dict, m: int, n: int, k: int, batch: int, element: int, dtype: str, target: str) -> dict:
     """The performance model on kernels/gemm.py compiled with the template's tiles, warps and stages."""
-    from ..figures import launch, occupancy
+    from ..figures import grid, occupancy
     from ..model import explain
     bm, bn, bk = config.get("BLOCK_M", 64), config.get("BLOCK_N", 64), config.get("BLOCK_K", 32)
     ctas = batch * math.ceil(m / bm) * math.ceil(n / bn)
@@ -108,11 +108,11 @@ def stand_in(config: dict, m: int, n: int, k: int, batch: int, element: int, dty
         if not occ.launchable:
             return {**out, "modelled_us": math.inf, "basis": f"cannot launch: {', '.join(occ.limiter)}"}
         work = None if batch == 1 else (2 * batch * m * n * k, batch * (m * k + k * n + m * n) * element,
-                                        batch * launch.ctas(compiled))
+                                        batch * grid.ctas(compiled))
         e = explain.explain(compiled, work=work)
     except Exception as err:            # a config the stand-in cannot take: say so, rank it last
         return {**out, "modelled_us": math.inf, "basis": f"not modelled: {str(err).splitlines()[0][:160]}"}
-    waves = math.ceil(ctas / (out["blocks_per_sm"] * launch.device_of(compiled).num_sms))
+    waves = math.ceil(ctas / (out["blocks_per_sm"] * grid.device_of(compiled).num_sms))
     return {**out, "waves": waves, "modelled_us": e.seconds * 1e6, "modelled_low_us": e.low * 1e6,
             "modelled_high_us": e.high * 1e6, "bound": explain.NAMES[e.bound], "basis": basis}
 

@@ -75,7 +75,7 @@ from dataclasses import dataclass, field, replace
 from .. import units
 from ..core import devices, dtypes, targets
 from ..errors import UserError
-from ..figures import launch, roofline
+from ..figures import grid, roofline
 from . import constants as K
 from . import program as program_
 from . import traffic as traffic_
@@ -141,7 +141,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     spec, cfg = compiled.spec, compiled.config
     if work is None and spec.work_basis:
         # counts from the launch's arguments (core/work.py), not a spec's schedule: modelled as `run` does
-        work = (spec.flops(cfg.shape), spec.bytes(cfg.shape, dtypes.size(cfg.dtype)), launch.ctas(compiled))
+        work = (spec.flops(cfg.shape), spec.bytes(cfg.shape, dtypes.size(cfg.dtype)), grid.ctas(compiled))
     if work is None and (spec.flops is None or spec.bytes is None):
         raise UserError(f"{spec.name}: nothing to model: no FLOP or byte count is known for it (only a KernelSpec gives them)")
     elem = dtypes.size(cfg.dtype)
@@ -150,7 +150,7 @@ def explain(compiled, device=None, work: tuple | None = None) -> Explanation:
     blocks, why = roofline.active_blocks(compiled)
     if not blocks:
         raise UserError(f"{spec.name}: {why or 'no CTA fits on an SM'}; a kernel that cannot launch has no time")
-    ctas = max(1, work[2]) if work else launch.ctas(compiled)
+    ctas = max(1, work[2]) if work else grid.ctas(compiled)
     slots = blocks * device.num_sms
     resident_per_sm = min(blocks, math.ceil(ctas / device.num_sms))     # CTAs an SM holds at once
     moved = (traffic_.Traffic(dram_bytes=work[1], l2_load_bytes=work[1], output_bytes=0, from_schedule=False,

@@ -3,7 +3,7 @@ of them the L2 already holds.
 
 A spec with `operands` says, for each input, which tile coordinates pick the block a CTA reads and how
 many bytes that block is (gemm: A's row panel depends on the tile's row, B's column panel on its
-column). CTAs start in pid order (launch.py), `tile_of` maps each to its tile, and the GPU runs them
+column). CTAs start in pid order (grid.py), `tile_of` maps each to its tile, and the GPU runs them
 a wave of (SMs x CTAs per SM) at a time. Within a wave a block is fetched from DRAM once and served
 to every CTA that shares it from L2; across waves a block stays in L2 while the blocks fetched since
 fit beside it (least recently used, at block granularity). Outputs are written once. A persistent
@@ -32,7 +32,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ..core import dtypes
-from ..figures import launch
+from ..figures import grid
 
 
 @dataclass
@@ -128,11 +128,11 @@ def traffic(compiled, ctas_per_wave: int | None, l2_bytes: int, l2_partitions: i
     programs = None
     if spec.work_items is not None:
         # a persistent kernel: its programs, all resident, take the tiles in rounds of one per program
-        tiles = launch.work_tiles(spec, cfg.shape, cfg.meta)
-        programs = launch.ctas(compiled)
+        tiles = grid.work_tiles(spec, cfg.shape, cfg.meta)
+        programs = grid.ctas(compiled)
         ctas_per_wave = min(ctas_per_wave, programs)
     else:
-        tiles = launch.tiles(spec, cfg.shape, cfg.meta, launch.device_of(compiled))
+        tiles = grid.tiles(spec, cfg.shape, cfg.meta, grid.device_of(compiled))
     served = sum(nbytes for _ in tiles for _, nbytes in blocks)
     parts = max(1, l2_partitions)
     # CDNA3 and CDNA4 deal workgroups to their XCDs in turn, workgroup i to XCD i mod 8 (ROCm/composable_kernel
