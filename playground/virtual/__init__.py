@@ -9,7 +9,8 @@ Times on the virtual GPU are the performance model's (model/explain.py), and alw
   torch_device.py  torch's side: "cuda" tensors on the CPU, torch.cuda answering for the target
   driver.py        Triton's side: the stand-in DriverBase, its launcher (capture, then interpret)
   capture.py       the launch records, variants, autotune picks and do_bench on the model
-  launches.py      a captured launch as a KernelSpec, so every command can reopen it (trace.json#N)
+  launches.py      a captured launch as data and as a KernelSpec; trace files
+  reopen.py        a trace's variant reopened (trace.json#N), its kernel read out of the script
   child.py         the child process that runs the script (patches never leak into the caller)
   session.py       the parent: start the child, relay Ctrl-C, read what it captured
   text.py, timeline.py   the launch table; the Chrome trace-event timeline
@@ -17,12 +18,17 @@ Times on the virtual GPU are the performance model's (model/explain.py), and alw
 from ..core import registry
 
 
+def _reopen():
+    from . import reopen    # on first use: naming a kernel should not cost this package's imports
+    return reopen
+
+
 def _launches():
-    from . import launches    # on first use: naming a kernel should not cost this package's imports
+    from . import launches
     return launches
 
 
 # A trace is any other saved reference (T.json#N): tried after the plans.
-registry.register_opener(lambda ref: True, lambda ref: _launches().spec_from_trace(ref),
+registry.register_opener(lambda ref: True, lambda ref: _reopen().spec_from_trace(ref),
                          lambda ref: _launches().variant_source(ref)["target"], fallback=True)
-registry.register_gpu_reader(lambda file, target: _launches().read_script(file, target))
+registry.register_gpu_reader(lambda file, target: _reopen().read_script(file, target))

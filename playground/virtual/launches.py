@@ -8,13 +8,10 @@ address residue and the same scalars, so Triton's own binder specialises them ex
 live launch: the rebuilt Request compiles to the same binary (capture.py checks the hash).
 
 A trace file (`playground run --trace FILE`) is opened as `FILE#N`, N a variant's number in the
-launch table; `FILE` alone means variant 1.
+launch table; `FILE` alone means variant 1. Reading the kernel back out of the script's file needs a
+virtual GPU installed, so that part is reopen.py's.
 """
 from __future__ import annotations
-
-import ast
-import sys
-from pathlib import Path
 
 from ..core import work
 from ..core.spec import AbstractTensor, KernelSpec, Tensor
@@ -161,9 +158,10 @@ def spec_for(source: dict, jit) -> KernelSpec:
     return spec
 
 
-def request_for(source: dict, jit=None):
+def request_for(source: dict, jit):
+    """The Request a captured launch compiles to; `jit` its @triton.jit function (reopen.load_kernel reads one
+    out of the script's file)."""
     from ..artefact.request import Request
-    jit = jit or load_kernel(source["file"], source["kernel"], source["target"])
     spec = spec_for(source, jit)
     return Request.of(spec, source["target"])
 
@@ -194,81 +192,6 @@ def variant_source(ref: str) -> dict:
     if not variant.get("source"):
         raise UserError(f"{ref}: variant {n} ({variant['kernel']}) is {variant.get('rebuild', 'not reopenable')}")
     return variant["source"]
-
-
-def spec_from_trace(ref: str) -> KernelSpec:
-    source = variant_source(ref)
-    spec = spec_for(source, load_kernel(source["file"], source["kernel"], source["target"]))
-    path, _, number = ref.partition("#")
-    spec.loaded_from = f"{Path(path).resolve()}#{number or 1}"     # for another process (sweep's workers)
-    return spec
-
-
-# --- reading kernels out of a script without running it -------------------------------------------
-def load_kernel(file: str, name: str, target: str):
-    """The @triton.jit function `name` defined in `file`, read without running the script's demo code.
-
-    The file's top level runs statement by statement on a virtual GPU of `target` (scripts query the
-    device at import): imports, definitions, assignments and `try`/`if` blocks run; a statement that
-    fails is skipped; bare expressions (`benchmark.run(...)`, `print(...)`), loops, `with` blocks and
-    `if __name__ == "__main__":` do not run, and no kernel is launched.
-    """
-    namespace = read_script(Path(file), target)
-    for value in namespace.values():
-        jit = _unwrap(value)
-        if jit is not None and jit.fn.__name__ == name:
-            return jit
-    raise UserError(f"{file}: no @triton.jit function named {name}")
-
-
-_READ: dict[str, dict] = {}
-
-
-def read_script(path: Path, target: str) -> dict:
-    """The file's definitions, read on a virtual GPU of `target` without running its demo code."""
-    from . import session
-    with session.reading(target):
-        return _read_module(path)
-
-
-def _read_module(path: Path) -> dict:
-    key = str(path.resolve())
-    if key in _READ:
-        return _READ[key]
-    if not path.is_file():
-        raise UserError(f"{path}: the kernel's file is gone")
-    tree = ast.parse(path.read_text(), filename=str(path))
-    namespace = {"__name__": "__main__", "__file__": str(path), "__builtins__": __builtins__}
-    sys.path.insert(0, str(path.parent))
-    for node in tree.body:
-        if not _runs_when_reading(node):
-            continue
-        code = compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec")
-        try:
-            exec(code, namespace)
-        except Exception:
-            continue
-    _READ[key] = namespace
-    return namespace
-
-
-def _runs_when_reading(node) -> bool:
-    if isinstance(node, ast.If):
-        test = ast.unparse(node.test).replace("'", '"')
-        return "__name__" not in test
-    return isinstance(node, (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                             ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Try))
-
-
-def _unwrap(value):
-    from triton.runtime.jit import JITFunction
-    for _ in range(8):
-        if isinstance(value, JITFunction):
-            return value
-        value = getattr(value, "fn", None)
-        if value is None:
-            return None
-    return None
 
 
 def one_line(e: BaseException) -> str:

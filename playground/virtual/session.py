@@ -100,7 +100,7 @@ def install_native():
 
 
 def install_for_reading(target: str) -> None:
-    """Enough of the virtual GPU to read kernels out of a script (launches.load_kernel): device queries
+    """Enough of the virtual GPU to read kernels out of a script (reopen.load_kernel): device queries
     answer for `target` (installed once per process)."""
     if _INSTALLED.get("target") == target:
         return
