@@ -9,7 +9,7 @@ KernelSpec that says how to call it. A file with one spec needs no `:name`.
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 
 @triton.jit

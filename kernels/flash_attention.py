@@ -18,7 +18,7 @@ import math
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 HEAD_DIMS = (16, 32, 64, 128)   # tl.arange needs a power of two; tl.dot needs at least 16
 

@@ -11,7 +11,7 @@ shared memory while the tensor cores work on the current one.
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 
 @triton.jit

@@ -15,7 +15,7 @@ others), the same tail a non-persistent launch has in its last wave.
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 
 @triton.jit

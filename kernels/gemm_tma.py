@@ -16,7 +16,7 @@ A device-side descriptor lives in global memory that the launcher asks `triton.s
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 
 @triton.jit

@@ -11,7 +11,7 @@ mean before squaring (two passes rather than E[x^2] - E[x]^2) keeps the variance
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor
+from playground import KernelSpec, Tensor
 
 
 @triton.jit

@@ -22,7 +22,7 @@ import triton
 import triton.language as tl
 
 from kernels.layernorm import EPS, reference
-from playground.core.spec import KernelSpec, Tensor
+from playground import KernelSpec, Tensor
 
 
 @triton.jit

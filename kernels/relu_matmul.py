@@ -10,7 +10,7 @@ program (pid_m, pid_n) owns one tile of C. Compare with gemm.py, which adds grou
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 
 @triton.jit

@@ -11,7 +11,7 @@ two (tl.arange needs one); the lanes past N read -inf, which exp turns into 0.
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor
+from playground import KernelSpec, Tensor
 
 
 @triton.jit

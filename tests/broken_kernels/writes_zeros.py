@@ -4,7 +4,7 @@ import triton
 import triton.language as tl
 
 from kernels.relu_matmul import reference
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 
 @triton.jit

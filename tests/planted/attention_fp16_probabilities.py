@@ -7,7 +7,7 @@ Every bf16 case used to be skipped in the interpreter, so no check ran it."""
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor
+from playground import KernelSpec, Tensor
 
 
 @triton.jit

@@ -6,7 +6,7 @@ import triton
 import triton.language as tl
 
 from kernels.softmax import reference
-from playground.core.spec import KernelSpec, Tensor
+from playground import KernelSpec, Tensor
 
 
 @triton.jit

@@ -3,7 +3,7 @@ block by block (Chan et al.'s merge of two partial counts, means and sums of squ
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor
+from playground import KernelSpec, Tensor
 
 EPS = 1e-5
 

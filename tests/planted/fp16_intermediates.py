@@ -5,7 +5,7 @@ and says so. Computing in fp32 and rounding once at the store passes."""
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 
 @triton.jit

@@ -4,7 +4,7 @@ Right for every contiguous x (its column stride is 1); wrong for a transposed on
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 
 @triton.jit

@@ -5,7 +5,7 @@ for an all-negative row, which the `negative` inputs supply."""
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor
+from playground import KernelSpec, Tensor
 
 
 @triton.jit

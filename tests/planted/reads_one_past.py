@@ -5,7 +5,7 @@ the read of x[N] is wrong, and on a GPU it may fault."""
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 
 @triton.jit

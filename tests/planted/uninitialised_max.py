@@ -6,7 +6,7 @@ so NaN alone would not show it."""
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor
+from playground import KernelSpec, Tensor
 
 
 @triton.jit

@@ -5,7 +5,7 @@ GPU reads whatever the registers held, and the sum takes it in."""
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor
+from playground import KernelSpec, Tensor
 
 
 @triton.jit

@@ -13,7 +13,7 @@ cdiv(N, BLOCK_SIZE) programs, and a mask switches off the lanes past the end.
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 
 @triton.jit

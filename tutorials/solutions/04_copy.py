@@ -24,7 +24,7 @@ stored costs a whole sector. No shared memory is used. Compare the two with
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 
 @triton.jit

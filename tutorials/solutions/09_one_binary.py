@@ -15,7 +15,7 @@ cdiv(N, BLOCK_SIZE) programs, and a mask switches off the lanes past the end.
 import triton
 import triton.language as tl
 
-from playground.core.spec import KernelSpec, Tensor, cdiv
+from playground import KernelSpec, Tensor, cdiv
 
 
 @triton.jit(do_not_specialize=["n_elements"])  # CHANGED: one binary for every size
