@@ -418,7 +418,7 @@ def test_baseline_scope_has_sizes_and_meta():
 MEASURE_WIRING = r'''
 import functools, json, sys
 import torch, triton.testing
-from playground.artefact import compiler
+from playground.core.config import Config
 from playground.bench import breakdown as bench_breakdown
 from playground.bench import measured, throughput
 from playground.core import devices, registry, targets

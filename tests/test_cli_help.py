@@ -9,7 +9,7 @@ from playground.core import devices, targets
 
 pytestmark = pytest.mark.compile
 
-COMMANDS = sorted(main.commands)
+COMMANDS = main.list_commands(None)
 
 
 def test_the_commands_are_the_ones_the_readme_tours():

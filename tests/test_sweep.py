@@ -246,7 +246,7 @@ def test_cli_json_and_csv():
     (["--target", "sm_99"], "unknown target"),
     (["-m", "NOPE=1"], "not a meta-parameter"),
     (["--jobs", "0"], "at least 1"),
-    (["--target", "sm_90,sm_90"], "named twice"),
+    (["--target", "sm_90,sm_90"], "--target: sm_90 and sm_90 name one target (sm_90); name each once"),
     (["--num-sms", "0"], "positive integer"),
 ])
 def test_cli_errors_are_one_line_exit_2(args, message):

@@ -144,3 +144,18 @@ def target_rows() -> list[dict]:
             "l2_partitions": d.l2_partitions, "matrix_clock_ghz": dict(d.matrix_clock_ghz),
             "peak_tflops": dict(d.peak_tflops), "stages": list(t.stages)})
     return rows
+
+
+def resolve_all(text: str) -> list[Target]:
+    """Several targets, comma-separated ("sm_90,gfx942"), each named once: two names of one GPU (sm_90 and
+    h100) would compile it twice and compare it with itself."""
+    given = [t.strip() for t in (text or "").split(",") if t.strip()]
+    if not given:
+        raise UserError("target: name at least one target", param="target")
+    resolved = [resolve(t) for t in given]
+    labels = [t.label for t in resolved]
+    twice = next((label for label in labels if labels.count(label) > 1), None)
+    if twice:
+        names = " and ".join(g for g, label in zip(given, labels) if label == twice)
+        raise UserError(f"target: {names} name one target ({twice}); name each once", param="target")
+    return resolved

@@ -203,3 +203,35 @@ def write_out(c: Compiled, directory: str, stages: list[str], force: bool = Fals
 
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def pick_stages(show: str, target) -> list[str]:
+    """`show` (a stage, several with commas, or all) as the target's stages; a stage it lacks is an error."""
+    if show == "all":
+        return list(target.stages)
+    names = [s.strip() for s in show.split(",") if s.strip()]
+    for name in names:
+        if name not in target.stages:
+            raise UserError(f"stage '{name}' does not exist for {target.name}; it has: {', '.join(target.stages)}")
+    return names
+
+
+def text(c: Compiled, stages: list[str], header: bool = True, interleave: bool = False, color: bool = False,
+         outcomes=()) -> str:
+    """What `compile` prints: the header (launch, specialisation, resources, occupancy, each expectation's
+    verdict), then each stage, interleaved with the Python lines when asked. Binaries are not printed."""
+    if interleave and len(stages) != 1:
+        raise UserError("interleave shows one stage at a time; pick it with `show`", param="interleave")
+    out = []
+    if header:
+        lines = header_lines(c, stages[0] if len(stages) == 1 else None)
+        lines += [f"expect      {o.expectation}: {o.shown}, {'holds' if o.holds else 'DOES NOT HOLD'}"
+                  for o in outcomes]
+        out.append("\n".join(("// " + line) for line in lines) + "\n")
+    for stage in stages:
+        if len(stages) > 1:
+            if stage_table.is_binary(stage):
+                continue
+            out.append(f"\n// ===== {stage} " + "=" * 60 + "\n")
+        out.append(interleaved_text(c, stage, color) if interleave else highlight(stage_text(c, stage), stage, color))
+    return "".join(out)

@@ -67,10 +67,8 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
     """
     start = time.perf_counter()
     tgts = list(targets)
-    if not tgts:
-        raise UserError("--target: name at least one target")
-    if len({t.label for t in tgts}) != len(tgts):
-        raise UserError("--target: a target is named twice")
+    if not tgts or len({t.label for t in tgts}) != len(tgts):   # targets.resolve_all says which
+        raise UserError("target: name each target once, and at least one", param="target")
     registry.check_one_gpu(spec, [t.label for t in tgts])
     if num_sms is not None:   # a bad --num-sms is the user's error, not every row's
         for t in tgts:
@@ -151,23 +149,16 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
 def rank(rows: list[dict]) -> None:
     """Per target, rank the configs that compile and can launch by modelled time (1 = fastest).
 
-    The model cannot order two configs whose difference lies inside its band (model.explain.same_time):
+    The model cannot order two configs whose difference lies inside its band (model.ranking.same_time):
     a config that ties with the first of the group above it shares that rank, and is marked `tie`.
     Rows with no modelled time, that failed or cannot launch get no rank.
     """
-    from ..model.explain import same_time
+    from ..model import ranking
     for target in dict.fromkeys(r["target"] for r in rows):
-        ranked = sorted((r for r in rows if r["target"] == target and r["status"] == "ok"
-                         and r.get("launchable") is not False and r.get("modelled_seconds") is not None),
-                        key=lambda r: r["modelled_seconds"])
-        leader, place = None, 0
-        for i, r in enumerate(ranked, 1):
-            if leader is None or not same_time(leader, r):
-                leader, place = r, i
-                r["tie"] = False
-            else:
-                r["tie"] = True
-            r["rank"] = place
+        timed = [r for r in rows if r["target"] == target and r["status"] == "ok"
+                 and r.get("launchable") is not False and r.get("modelled_seconds") is not None]
+        for r, place, tie in ranking.ranked(timed, lambda r: r):     # a row carries its times as same_time reads them
+            r["tie"], r["rank"] = tie, place
     for r in rows:
         r.setdefault("rank", None)
         r["flags"] = flags(r)

@@ -1,0 +1,59 @@
+"""playground run: a script written for a CUDA GPU, run unchanged on a virtual GPU (or this machine's), every
+launch captured."""
+from __future__ import annotations
+
+import click
+
+from ..core.targets import DEFAULT, TARGETS
+from .common import refuse_overwrite
+
+
+@click.command("run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.argument("script")
+@click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
+@click.option("--target", "-t", default=None, help=f"The virtual GPU: {', '.join(TARGETS)}, or a GPU by name (l40s, h100-pcie, ...: `playground targets` lists them); by default this machine's GPU, the script running on it, or {DEFAULT} where there is none.")
+@click.option("--no-exec", is_flag=True, help="Compile, capture and model every launch, but run none of them "
+                                                "(for scripts whose numbers do not matter).")
+@click.option("--json", "as_json", is_flag=True, help="Print the capture as one JSON object (the script's own "
+                                                      "output goes to stderr).")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), default=None,
+              help="Save the capture to FILE (JSON); open a variant elsewhere as FILE#N.")
+@click.option("--timeline", "timeline_path", type=click.Path(dir_okay=False), default=None,
+              help="Write a Chrome trace-event JSON (host measured, GPU modelled); open it in Perfetto.")
+@click.option("--force", is_flag=True, help="Overwrite --trace / --timeline files that exist.")
+def command(script, script_args, target, no_exec, as_json, trace_path, timeline_path, force):
+    """Run SCRIPT, written for a CUDA GPU, unchanged on a virtual GPU of the target; capture every launch.
+
+    Tensors live on the CPU and kernels run in Triton's interpreter, so results and asserts are real.
+    Each launch goes through Triton's own JIT for the target; times (do_bench, CUDA events, autotune)
+    are the performance model's, never measured. On a machine with a GPU and no --target, the script
+    runs on that GPU and each launch is captured the same way, its time measured (CUDA events from
+    Triton's launch hooks). Other arguments after SCRIPT are the script's; after `--`, all of them are
+    (for a script with its own --target).
+
+    \b
+    playground run my_script.py --size 4096 --target sm_90
+    playground run -t sm_80 --trace run.json my_script.py
+    playground compile run.json#2 --show sass          # a captured variant, in any command
+    playground run --timeline tl.json my_script.py     # open tl.json in ui.perfetto.dev
+    """
+    from .. import report
+    from ..core import targets
+    from ..files import write_json
+    from ..virtual import script_args as arguments
+    from ..virtual import session, text, timeline
+    mine, script_args = arguments.split(list(script_args))
+    target = mine.get("target", target)
+    no_exec, as_json, force = (mine.get(k, v) for k, v in (("no_exec", no_exec), ("json", as_json), ("force", force)))
+    trace_path, timeline_path = mine.get("trace", trace_path), mine.get("timeline", timeline_path)
+    for path in (trace_path, timeline_path):
+        refuse_overwrite(path, force)
+    if target is None and targets.native() is None:
+        target = DEFAULT          # no GPU here: the virtual one; with one, the script runs on it (native)
+    result = session.run_script(script, list(script_args), target, execute=not no_exec, quiet_stdout=as_json)
+    if trace_path:
+        write_json(trace_path, result.trace)
+    if timeline_path:
+        write_json(timeline_path, timeline.events(result.trace))
+    click.echo(report.to_json(result) if as_json else text.format_text(result.trace, trace_path))
+    return result.exit_code
