@@ -66,8 +66,23 @@ def gemm_kernel(
     tl.store(c_ptrs, c, mask=c_mask)
 
 
+# The GEMM problem, written once: gemm_persistent and gemm_tma compute this same product and import
+# what follows; relu_matmul imports the counts.
 def reference(a, b):
     return a @ b
+
+
+# FLOPs: one multiply and one add per (m, n, k): 2*M*N*K.
+def flops(s):
+    return 2 * s["M"] * s["N"] * s["K"]
+
+
+# Memory traffic at best: read A and B once, write C once: (M*K + K*N + M*N) * element size.
+def bytes_moved(s, elem):
+    return (s["M"] * s["K"] + s["K"] * s["N"] + s["M"] * s["N"]) * elem
+
+
+DEFAULT_SHAPE = {"M": 4096, "N": 4096, "K": 4096}
 
 
 def tile_of(pid, shape, meta):
@@ -80,8 +95,12 @@ def tile_of(pid, shape, meta):
     return (first_pid_m + (pid % num_pid_in_group) % group_size_m, (pid % num_pid_in_group) // group_size_m)
 
 
-# FLOPs: one multiply and one add per (m, n, k): 2*M*N*K.
-# Memory traffic at best: read A and B once, write C once: (M*K + K*N + M*N) * element size.
+
+# What each CTA reads: the row panel of A its tile row picks, the column panel of B its tile column picks.
+def operands(s, meta, elem):
+    return [((0,), meta["BLOCK_SIZE_M"] * s["K"] * elem), ((1,), s["K"] * meta["BLOCK_SIZE_N"] * elem)]
+
+
 SPEC = KernelSpec(
     name="gemm",
     kernel=gemm_kernel,
@@ -93,17 +112,15 @@ SPEC = KernelSpec(
     meta={"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
     num_warps=8,
     num_stages=3,
-    default_shape={"M": 4096, "N": 4096, "K": 4096},
+    default_shape=DEFAULT_SHAPE,
     dtypes=("fp16", "bf16"),
     reference=reference,
     reduction_dim="K",
-    flops=lambda s: 2 * s["M"] * s["N"] * s["K"],
-    bytes=lambda s, elem: (s["M"] * s["K"] + s["K"] * s["N"] + s["M"] * s["N"]) * elem,
+    flops=flops,
+    bytes=bytes_moved,
     torch_baseline="torch.matmul",
     tile_of=tile_of,
-    # what each CTA reads: the row panel of A its tile row picks, the column panel of B its tile column picks
-    operands=lambda s, meta, elem: [((0,), meta["BLOCK_SIZE_M"] * s["K"] * elem),
-                                    ((1,), s["K"] * meta["BLOCK_SIZE_N"] * elem)],
+    operands=operands,
     cases=[{"M": 512, "N": 512, "K": 512}, {"M": 256 + 17, "N": 128 + 17, "K": 64 + 17},
            {"M": 1, "N": 1, "K": 1}, {"M": 1, "N": 256, "K": 128},
            {"M": 192, "N": 160, "K": 96, "transpose": "a"}, {"M": 192, "N": 160, "K": 96, "transpose": "b"}],

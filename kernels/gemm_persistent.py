@@ -68,8 +68,8 @@ def gemm_persistent_kernel(
         tl.store(c_ptrs, c, mask=c_mask)
 
 
-def reference(a, b):
-    return a @ b
+# The problem is gemm's: the same product, FLOP and byte counts, shape, and grouped tile order (kernels/gemm.py).
+from kernels.gemm import DEFAULT_SHAPE, bytes_moved, flops, operands, reference, tile_of  # noqa: E402
 
 
 def num_tiles(shape, meta):
@@ -81,18 +81,9 @@ def grid(shape, meta, device):
     return (min(device.num_sms, num_tiles(shape, meta)),)
 
 
-def tile_of(tile, shape, meta):
-    """The (pid_m, pid_n) of tile number `tile`: gemm's grouped ordering."""
-    num_pid_m = cdiv(shape["M"], meta["BLOCK_SIZE_M"])
-    num_pid_n = cdiv(shape["N"], meta["BLOCK_SIZE_N"])
-    num_pid_in_group = meta["GROUP_SIZE_M"] * num_pid_n
-    first_pid_m = (tile // num_pid_in_group) * meta["GROUP_SIZE_M"]
-    group_size_m = min(num_pid_m - first_pid_m, meta["GROUP_SIZE_M"])
-    return (first_pid_m + (tile % num_pid_in_group) % group_size_m, (tile % num_pid_in_group) // group_size_m)
-
-
-# FLOPs and bytes as gemm's. `work_items` says the programs share num_tiles tiles, program p
-# taking tiles p, p + P, ...: the performance model's traffic and tail follow that schedule.
+# `work_items` says the programs share num_tiles tiles, program p taking tiles p, p + P, ...: the
+# performance model's traffic and tail follow that schedule. `work_tile_of` is gemm's tile_of, asked
+# for a tile's number where gemm asks for a program's.
 SPEC = KernelSpec(
     name="gemm_persistent",
     kernel=gemm_persistent_kernel,
@@ -104,15 +95,14 @@ SPEC = KernelSpec(
     meta={"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
     num_warps=8,
     num_stages=3,
-    default_shape={"M": 4096, "N": 4096, "K": 4096},
+    default_shape=DEFAULT_SHAPE,
     dtypes=("fp16", "bf16"),
     reference=reference,
     reduction_dim="K",
-    flops=lambda s: 2 * s["M"] * s["N"] * s["K"],
-    bytes=lambda s, elem: (s["M"] * s["K"] + s["K"] * s["N"] + s["M"] * s["N"]) * elem,
+    flops=flops,
+    bytes=bytes_moved,
     torch_baseline="torch.matmul",
-    operands=lambda s, meta, elem: [((0,), meta["BLOCK_SIZE_M"] * s["K"] * elem),
-                                    ((1,), s["K"] * meta["BLOCK_SIZE_N"] * elem)],
+    operands=operands,
     work_items=num_tiles,
     work_tile_of=tile_of,
     cases=[{"M": 512, "N": 512, "K": 512}, {"M": 256 + 17, "N": 128 + 17, "K": 64 + 17},

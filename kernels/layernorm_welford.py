@@ -21,7 +21,7 @@ outgrow L2, the second read goes to DRAM and the kernel moves 3 bytes for every 
 import triton
 import triton.language as tl
 
-from kernels.layernorm import EPS, reference
+from kernels.layernorm import DEFAULT_SHAPE, EPS, bytes_moved, reference
 from playground import KernelSpec, Tensor
 
 
@@ -93,8 +93,8 @@ def rereads(shape, meta, elem):
     return [(c, n * elem + sum(chunks[:j])) for j, c in enumerate(chunks)]
 
 
-# Memory traffic at best, as layernorm.py: read x and write y once, read w and b once, write mean and rstd:
-# (2*M*N + 2*N) * element size + 2*M*4 bytes; pass 2's read of the row again is in rereads. FLOPs per
+# Memory traffic at best, layernorm.py's bytes_moved: read x and write y once, read w and b once, write mean and
+# rstd: (2*M*N + 2*N) * element size + 2*M*4 bytes; pass 2's read of the row again is in rereads. FLOPs per
 # element: 7 for Welford's update (count + 1, two subtracts, a divide, an add, a multiply and an add), 4 to
 # normalise (subtract, multiply by rstd, multiply by w, add b): 11*M*N. Special functions: the update's
 # divide is one reciprocal per element (div.full.f32: MUFU.RCP, a multiply and a range check). Not counted:
@@ -111,13 +111,13 @@ SPEC = KernelSpec(
     grid=lambda shape, meta: (shape["M"],),
     meta={"BLOCK_SIZE": 512},
     num_warps=4,
-    default_shape={"M": 4096, "N": 2048},
+    default_shape=DEFAULT_SHAPE,
     dtypes=("fp32", "fp16", "bf16"),
     reference=reference,
     reduction_dim="N",
     flops=lambda s: 11 * s["M"] * s["N"],
     special=lambda s: s["M"] * s["N"],
-    bytes=lambda s, elem: (2 * s["M"] * s["N"] + 2 * s["N"]) * elem + 2 * s["M"] * 4,
+    bytes=bytes_moved,
     rereads=rereads,
     torch_baseline="F.layer_norm(x, (N,), w, b, 1e-5)",
     cases=[{"M": 300, "N": 781}, {"M": 256, "N": 1024}, {"M": 1, "N": 1}, {"M": 16, "N": 8192 + 17},

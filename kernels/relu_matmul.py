@@ -53,9 +53,11 @@ def reference(a, b):
     return (a @ b).relu()
 
 
-# FLOPs: 2*M*N*K for the product; the M*N maximums are noise beside it.
-# Memory traffic fused: read A and B, write C: (M*K + K*N + M*N) * element size.
+# FLOPs: gemm's 2*M*N*K for the product; the M*N maximums are noise beside it.
+# Memory traffic fused: gemm's, read A and B, write C: (M*K + K*N + M*N) * element size.
 # Unfused, PyTorch also writes and re-reads A @ B: 2*M*N * element size more.
+from kernels.gemm import bytes_moved, flops  # noqa: E402
+
 SPEC = KernelSpec(
     name="relu_matmul",
     kernel=relu_matmul_kernel,
@@ -71,8 +73,8 @@ SPEC = KernelSpec(
     dtypes=("fp16", "bf16"),
     reference=reference,
     reduction_dim="K",
-    flops=lambda s: 2 * s["M"] * s["N"] * s["K"],
-    bytes=lambda s, elem: (s["M"] * s["K"] + s["K"] * s["N"] + s["M"] * s["N"]) * elem,
+    flops=flops,
+    bytes=bytes_moved,
     torch_baseline="torch.relu(torch.matmul(a, b))",
     tile_of=lambda pid, shape, meta: (pid % cdiv(shape["M"], meta["BLOCK_SIZE_M"]),
                                       pid // cdiv(shape["M"], meta["BLOCK_SIZE_M"])),
