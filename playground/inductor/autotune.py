@@ -18,7 +18,7 @@ The model, per candidate, labelled modelled wherever it is shown:
   compiled for the target with the candidate's BLOCK_M/N/K, GROUP_M, num_warps and num_stages, so its
   registers, shared memory, occupancy and instruction family are a real compile's. What it leaves out
   is the template's own code: its epilogue (the ops fused into it) and its index arithmetic. Configs the
-  model cannot order (model.explain.same_time) share a rank, marked as a tie, as in `sweep`.
+  model cannot order (model.ranking.same_time) share a rank, marked as a tie, as in `sweep`.
 - Triton template in other dtypes (no stand-in): CTAs = ceil(M/BLOCK_M)·ceil(N/BLOCK_N) per batch;
   DRAM bytes = CTAs x (BLOCK_M + BLOCK_N) x K + M·N, times the element size (the tiled GEMM's traffic
   with no reuse through L2, an upper bound); CTAs per SM from the occupancy calculator with
@@ -147,22 +147,16 @@ def by_modelled_time(candidate: dict) -> float:
 
 def rank(candidates: list[dict]) -> None:
     """rank_modelled (1 = fastest by the model) and tie: a candidate the model cannot order against the
-    first of the group above it (explain.same_time: within 2%, or in the other order at an end of the
+    first of the group above it (ranking.same_time: within 2%, or in the other order at an end of the
     band) shares its rank. Candidates with no time come last, in order."""
-    from ..model.explain import same_time
+    from ..model import ranking
 
-    def times(c):
-        return {"modelled_seconds": c["modelled_us"], "modelled_low": c.get("modelled_low_us"),
-                "modelled_high": c.get("modelled_high_us")}
-    leader, place = None, 0
-    for i, c in enumerate(sorted(candidates, key=by_modelled_time), 1):
-        timed = c["modelled_us"] is not None
-        if leader is None or not timed or leader["modelled_us"] is None or not same_time(times(leader), times(c)):
-            leader, place = c, i
-            c["tie"] = False
-        else:
-            c["tie"] = True
-        c["rank_modelled"] = place
+    def times(c):       # microseconds: same_time compares times by their ratios, in any one unit
+        return None if c["modelled_us"] is None else {
+            "modelled_seconds": c["modelled_us"], "modelled_low": c.get("modelled_low_us"),
+            "modelled_high": c.get("modelled_high_us")}
+    for c, place, tie in ranking.ranked(candidates, times):
+        c["tie"], c["rank_modelled"] = tie, place
 
 
 def install(target: str, element: int, matrix: str) -> list[dict]:
