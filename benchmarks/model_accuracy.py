@@ -52,7 +52,8 @@ sys.path.insert(0, str(ROOT))
 from playground.bench import record  # noqa: E402
 from playground.core import devices, registry, targets  # noqa: E402
 from playground.errors import KernelFailure, UserError  # noqa: E402
-from playground.model import explain  # noqa: E402
+from playground.model import explain, ranking  # noqa: E402
+from playground.model import text as model_text  # noqa: E402
 from playground.sweep.space import request_for  # noqa: E402
 
 DATA = ROOT / "benchmarks" / "data" / "measured.csv"
@@ -319,7 +320,7 @@ class Ordering:
     rank_corr: float | None
     separated: int          # pairs the GPU separates (GPU_SEPARATES)
     right: int              # of those, the model orders as the GPU did
-    tied: int               # the model calls a tie (sweep's rule: model.explain.same_time)
+    tied: int               # the model calls a tie (sweep's rule: model.ranking.same_time)
     wrong: int              # the model orders the other way
     first: int              # the configs the model ranks first: its fastest and those tied with it
     pick_slowdown: float    # the slowest measured time among them over the measured best, minus 1
@@ -350,14 +351,14 @@ def orderings(rows: list[dict], cache: dict | None = None) -> tuple[list[Orderin
                 if points[b][0] - points[a][0] <= GPU_SEPARATES * points[a][0]:
                     continue
                 separated += 1
-                if explain.same_time(as_sweep[a], as_sweep[b]):
+                if ranking.same_time(as_sweep[a], as_sweep[b]):
                     tied += 1
                 elif points[a][1].seconds < points[b][1].seconds:
                     right += 1
                 else:
                     wrong += 1
         fastest = min(range(len(points)), key=lambda i: points[i][1].seconds)
-        first = [i for i in range(len(points)) if i == fastest or explain.same_time(as_sweep[fastest], as_sweep[i])]
+        first = [i for i in range(len(points)) if i == fastest or ranking.same_time(as_sweep[fastest], as_sweep[i])]
         out.append(Ordering(key=key, points=points, separated=separated, right=right, tied=tied, wrong=wrong,
                             rank_corr=spearman([m for m, *_ in points], [e.seconds for _, e, *_ in points]),
                             first=len(first), pick_slowdown=max(points[i][0] for i in first) / points[0][0] - 1))
@@ -541,7 +542,7 @@ def main() -> int:
             if args.rows:
                 for m, e, row, line in o.points:
                     print(f"      line {line}: {row['config']}: measured {m * 1e6:.4g} us, modelled "
-                          f"{e.seconds * 1e6:.4g} us ({e.low * 1e6:.4g}-{e.high * 1e6:.4g}), {explain.shares_phrase(e)}")
+                          f"{e.seconds * 1e6:.4g} us ({e.low * 1e6:.4g}-{e.high * 1e6:.4g}), {model_text.shares_phrase(e)}")
     if args.json:
         Path(args.json).write_text(json.dumps(as_data(args.csv, rows, groups, blocks, left_out), indent=1) + "\n")
     print(f"\nleft out: {len(left_out)} rows")

@@ -7,9 +7,10 @@ import pytest
 
 from playground.core import devices, registry, targets
 from playground.artefact.request import Request
-from playground.figures import grid, roofline
+from playground.figures import grid, roofline, roofline_text
 from playground.model import constants as K
-from playground.model import explain, program, traffic
+from playground.model import caveats, explain, program, ranking, traffic
+from playground.model import text as model_text
 from playground.sweep import triage
 from playground.sweep.space import request_for
 
@@ -48,11 +49,11 @@ def test_amds_direct_to_lds_loads_are_counted_and_cdna4s_shared_rate_is_said_to_
     p = program.read(_gemm("gfx950", num_warps=4))
     assert p.load_lines == 2 and p.load_bytes_per_round == (128 * 64 + 64 * 128) * 2
     e = explain.explain(_gemm("gfx950", num_warps=4))
-    assert e.figures["shared_traffic_threads"] + e.figures["shared_traffic_engines"] > 0
+    assert e.figures.shared_traffic_threads + e.figures.shared_traffic_engines > 0
     assert K.SHARED_RATE_NOTES["gfx950"] in e.notes
     assert not any(n.startswith("shared memory: CDNA4") for n in explain.explain(_gemm("gfx942", num_warps=4)).notes)
     # Triton 3.9 loads straight into LDS there (3.6 goes through registers): the copy engines' share
-    assert p.async_copy != "direct-to-LDS" or e.figures["shared_traffic_engines"] > 0
+    assert p.async_copy != "direct-to-LDS" or e.figures.shared_traffic_engines > 0
 
 
 def test_gemm_traffic_follows_the_tile_schedule():
@@ -81,11 +82,11 @@ def test_the_l2_rate_follows_the_xcds_a_part_has():
     assert K.l2_bytes_per_clock("gfx942", mi300x) == 8 * 16 * 128 == K.L2_BYTES_PER_CLOCK["gfx942"]
     whole, one_xcd = explain.explain(c), explain.explain(c, devices.with_num_sms(mi300x, 38))
     assert K.l2_bytes_per_clock("gfx942", devices.with_num_sms(mi300x, 38)) == 16 * 128
-    assert one_xcd.figures["l2_traffic"] == whole.figures["l2_traffic"]
+    assert one_xcd.figures.l2_traffic == whole.figures.l2_traffic
     for name in K.SCENARIOS:
         ratio = one_xcd.scenarios[name].terms["l2"] / whole.scenarios[name].terms["l2"]
-        assert ratio == pytest.approx(8 * whole.figures["clock_share"][K.SCENARIOS.index(name)]
-                                      / one_xcd.figures["clock_share"][K.SCENARIOS.index(name)], rel=1e-9)
+        assert ratio == pytest.approx(8 * whole.figures.clock_share[K.SCENARIOS.index(name)]
+                                      / one_xcd.figures.clock_share[K.SCENARIOS.index(name)], rel=1e-9)
     assert K.l2_bytes_per_clock("sm_90", devices.with_num_sms(devices.get("sm_90"), 66)) == K.L2_BYTES_PER_CLOCK["sm_90"]
 
 
@@ -119,18 +120,18 @@ def test_each_xcd_has_its_own_l2_and_the_infinity_cache_behind_them_fetches_from
     e = explain.explain(c)
     for name, sc in e.scenarios.items():
         assert sc.terms["infinity_cache"] == pytest.approx(
-            e.figures["memory_side_traffic"] / (17200e9 * K.L2_EFFICIENCY.at(name)), rel=1e-12)
-    assert "Infinity Cache" in explain.busy_phrase(e) and "Infinity Cache" in explain.rows(e)[3][1]
+            e.figures.memory_side_traffic / (17200e9 * K.L2_EFFICIENCY.at(name)), rel=1e-12)
+    assert "Infinity Cache" in model_text.busy_phrase(e) and "Infinity Cache" in model_text.rows(e)[3][1]
     # MI355X has 8 XCDs and a 256 MB Infinity Cache too, but no published bandwidth for it: untimed, and said so
     e950 = explain.explain(_gemm("gfx950", num_warps=4))
-    assert "infinity_cache" not in e950.busy and e950.figures["memory_side_traffic"] > 0
+    assert "infinity_cache" not in e950.busy and e950.figures.memory_side_traffic > 0
     assert any(n.startswith("Infinity Cache: no published bandwidth for gfx950") for n in e950.notes)
     # a spec without operand blocks, and a captured launch, pass all their bytes through the Infinity Cache
     soft = Request.of("softmax", "gfx942", shape={"M": 4096, "N": 1024}).compile()
-    assert explain.explain(soft).figures["memory_side_traffic"] == 2 * 4096 * 1024 * 4
-    assert explain.explain(soft, work=(1e9, 10**8, 4096)).figures["memory_side_traffic"] == 10**8
+    assert explain.explain(soft).figures.memory_side_traffic == 2 * 4096 * 1024 * 4
+    assert explain.explain(soft, work=(1e9, 10**8, 4096)).figures.memory_side_traffic == 10**8
     # one L2 and no Infinity Cache on NVIDIA: unchanged
-    assert explain.explain(_gemm("sm_90")).figures["memory_side_traffic"] == 0
+    assert explain.explain(_gemm("sm_90")).figures.memory_side_traffic == 0
 
 
 def test_a_spec_without_operands_moves_its_byte_count_once():
@@ -180,19 +181,19 @@ def test_layernorms_repeats_come_from_l1_l2_or_dram_by_what_the_resident_ctas_to
         assert again.resident_per_sm * 4 * chunk > again.l1_room         # 4 or more 64 KB rows: over any L1 left
         e = explain.explain(c)
         f = e.figures
-        assert f["dram_traffic"] == once + misses * chunk * ctas
+        assert f.dram_traffic == once + misses * chunk * ctas
         # every repeat passes through L2 (none is in L1); L2 loads over DRAM reads is the reuse
         written = traffic.output_bytes(c.spec, c.config.shape, 4)
-        assert f["l2_traffic"] == once + 8 * chunk * ctas
-        assert f["reuse"] == pytest.approx((once - written + 8 * chunk * ctas) / (once - written + misses * chunk * ctas))
+        assert f.l2_traffic == once + 8 * chunk * ctas
+        assert f.reuse == pytest.approx((once - written + 8 * chunk * ctas) / (once - written + misses * chunk * ctas))
         # 4 chunks, three passes, wherever the repeats come from (w and b, read once, add a little)
-        assert f["rounds_per_cta"] == pytest.approx(12, rel=1e-3)
-        assert explain.reread_note(again) in e.notes and f["reread_from"] == again.where()
+        assert f.rounds_per_cta == pytest.approx(12, rel=1e-3)
+        assert caveats.reread_note(again) in e.notes and f.reread_from == again.where()
     # an 8 KB row: every resident CTA's row fits in L1 beside the little shared memory a reduction takes
     small = explain.explain(_layernorm("sm_80", 4, 2048))
-    assert small.figures["reread_from"] == "L1 100%"
-    assert small.figures["dram_traffic"] == registry.load("layernorm").bytes({"M": 4096, "N": 2048}, 4)
-    assert small.figures["rounds_per_cta"] == pytest.approx(3, rel=1e-3)
+    assert small.figures.reread_from == "L1 100%"
+    assert small.figures.dram_traffic == registry.load("layernorm").bytes({"M": 4096, "N": 2048}, 4)
+    assert small.figures.rounds_per_cta == pytest.approx(3, rel=1e-3)
     # AMD's Infinity Cache sits behind L2: the MI300X's resident rows overflow its 32 MB of L2, and the 256 MB cache
     # holds the repeats whose distance fits (with Triton 3.9, 8 CTAs on each of 304 CUs: all but pass 3's last
     # chunk, 2432 x 112 KB = 266 MB): L2 traffic, and DRAM reads only for the rest
@@ -201,12 +202,11 @@ def test_layernorms_repeats_come_from_l1_l2_or_dram_by_what_the_resident_ctas_to
     assert devices.get("gfx942").infinity_cache_bytes == 256 * 2**20 and not devices.get("sm_90").infinity_cache_bytes
     assert resident * 4 * chunk > devices.get("gfx942").l2_bytes
     misses = sum(resident * d * chunk > 256 * 2**20 for d in distances)
-    assert misses < 8 and mi300x.figures["dram_traffic"] == once + misses * chunk * ctas
-    assert mi300x.figures["reread_from"].startswith(f"Infinity Cache {100 * (8 - misses) / 8:.0f}%")
-    assert mi300x.figures["l2_traffic"] == once + 8 * chunk * ctas
+    assert misses < 8 and mi300x.figures.dram_traffic == once + misses * chunk * ctas
+    assert mi300x.figures.reread_from.startswith(f"Infinity Cache {100 * (8 - misses) / 8:.0f}%")
+    assert mi300x.figures.l2_traffic == once + 8 * chunk * ctas
     # a kernel that reads nothing twice has no such figure
-    assert explain.explain(Request.of("softmax", "sm_80", shape={"M": 4096, "N": 1024}).compile()).figures[
-        "reread_from"] == ""
+    assert explain.explain(Request.of("softmax", "sm_80", shape={"M": 4096, "N": 1024}).compile()).figures.reread_from == ""
 
 
 def test_layernorm_welford_at_atens_launch_reads_its_row_again_from_l1_l2_or_dram_by_the_rows_in_flight():
@@ -230,13 +230,13 @@ def test_layernorm_welford_at_atens_launch_reads_its_row_again_from_l1_l2_or_dra
     for n in served:
         e = explain.explain(at_atens_launch(n), h100)
         once = spec.bytes({"M": 4096, "N": n}, 4)
-        assert e.figures["reread_from"] == served[n], n
-        assert e.figures["dram_traffic"] == once + dram_repeats[n] * 4096 * n * 4, n
-        assert e.figures["rounds_per_cta"] == pytest.approx(2 * n / 512, rel=0.01)    # two passes, w and b beside
+        assert e.figures.reread_from == served[n], n
+        assert e.figures.dram_traffic == once + dram_repeats[n] * 4096 * n * 4, n
+        assert e.figures.rounds_per_cta == pytest.approx(2 * n / 512, rel=0.01)    # two passes, w and b beside
     # the three-pass tutorial kernel at the same launch reads the row twice again, and misses twice as often
     tutorial = request_for(registry.load("layernorm"), targets.resolve("sm_90"), {"BLOCK_SIZE": 512, "num_warps": 4},
                            {"M": 4096, "N": 16384}, "fp32").compile()
-    assert explain.explain(tutorial, h100).figures["dram_traffic"] == \
+    assert explain.explain(tutorial, h100).figures.dram_traffic == \
         registry.load("layernorm").bytes({"M": 4096, "N": 16384}, 4) + 2 * 4096 * 16384 * 4
 
 
@@ -264,9 +264,9 @@ def test_the_terms_are_their_formulas():
     d = devices.get("sm_80")
     block = c.config.meta["BLOCK_SIZE"]
     ctas = n // block
-    blocks = e.figures["ctas_per_sm"]
+    blocks = e.figures.ctas_per_sm
     groups = math.ceil(math.ceil(ctas / d.num_sms) / blocks)      # CTAs an SM works through, `blocks` at once
-    assert e.figures["bytes_per_round"] == 2 * block * 4 and e.figures["rounds_per_cta"] == 1
+    assert e.figures.bytes_per_round == 2 * block * 4 and e.figures.rounds_per_cta == 1
     for name, s in e.scenarios.items():
         clock = d.clock_ghz * 1e9 * K.CLOCK_SHARE.at(name)
         latency = K.dram_latency(c.target.name).at(name) / clock
@@ -314,7 +314,7 @@ def test_matrix_code_on_mi300x_runs_at_amds_measured_dense_gemm_clock():
     e = explain.explain(c)
     for name, s in e.scenarios.items():
         share = explain.clock_share(mi300x, "fp16").at(name)
-        tensor = e.figures["flops"] / (1307.4e12 * K.TENSOR_EFFICIENCY.at(name) * share) / _sm_fill(e)
+        tensor = e.figures.flops / (1307.4e12 * K.TENSOR_EFFICIENCY.at(name) * share) / _sm_fill(e)
         assert s.terms["tensor"] == pytest.approx(tensor, rel=1e-12)
     assert e.bound == "tensor"
     assert ("clock: Instinct MI300X runs dense fp16 matrix work at 1115 MHz, 53% of the 2100 MHz its peaks assume "
@@ -324,12 +324,12 @@ def test_matrix_code_on_mi300x_runs_at_amds_measured_dense_gemm_clock():
     for name, sc in e.scenarios.items():
         usual, matrix = 2.1e9 * K.CLOCK_SHARE.at(name), 2.1e9 * explain.clock_share(mi300x, "fp16").at(name)
         assert sc.fill == pytest.approx(2 * K.dram_latency("gfx942").at(name) / usual, rel=1e-12)
-        assert e.figures["bytes_per_round"] / 128 / matrix > e.figures["bytes_per_round"] / 128 / usual
+        assert e.figures.bytes_per_round / 128 / matrix > e.figures.bytes_per_round / 128 / usual
     # a precision AMD did not measure takes the lowest measured clock; a grid smaller than the chip the usual span
     assert explain.clock_share(mi300x, "tf32").typical == pytest.approx(1.115 / 2.1)
     assert explain.clock_share(mi300x, "fp16", fills_chip=False) is K.CLOCK_SHARE
     tiny = explain.explain(_gemm("gfx942", shape={"M": 128, "N": 128, "K": 4096}, num_warps=4))
-    assert tiny.figures["clock_share"] == [K.CLOCK_SHARE.optimistic, K.CLOCK_SHARE.typical, K.CLOCK_SHARE.pessimistic]
+    assert tiny.figures.clock_share == [K.CLOCK_SHARE.optimistic, K.CLOCK_SHARE.typical, K.CLOCK_SHARE.pessimistic]
     assert not any(n.startswith("clock:") for n in tiny.notes)
     # the same binary on a part that clocks higher under load (MI325X: 1354 MHz fp16) is modelled faster
     mi325x = replace(mi300x, name="Instinct MI325X", matrix_clock_ghz={"fp16": 1.354, "bf16": 1.447, "fp8": 1.464})
@@ -337,7 +337,7 @@ def test_matrix_code_on_mi300x_runs_at_amds_measured_dense_gemm_clock():
         pytest.approx(e.scenarios["typical"].terms["tensor"] * 1.115 / 1.354, rel=1e-12)
     # memory-bound code without matrix instructions: the general span, and no clock note
     add = explain.explain(Request.of("vector_add", "gfx942").compile())
-    assert add.figures["clock_share"] == [K.CLOCK_SHARE.optimistic, K.CLOCK_SHARE.typical, K.CLOCK_SHARE.pessimistic]
+    assert add.figures.clock_share == [K.CLOCK_SHARE.optimistic, K.CLOCK_SHARE.typical, K.CLOCK_SHARE.pessimistic]
     assert not any(n.startswith("clock:") for n in add.notes)
 
 
@@ -353,17 +353,17 @@ def test_a_ring_of_one_buffer_waits_out_every_load_in_series_with_its_work():
     e = explain.explain(two)
     f, d = e.figures, devices.get("sm_89")
     s = e.scenarios["typical"]
-    clock = f["clock_ghz"] * 1e9 * K.CLOCK_SHARE.typical
-    per_sm = math.ceil(f["ctas"] / d.num_sms)
-    groups = math.ceil(per_sm / f["ctas_per_sm"])
-    hit = 279 * (1 - 1 / f["reuse"]) + K.dram_latency("sm_89").typical / f["reuse"]
+    clock = f.clock_ghz * 1e9 * K.CLOCK_SHARE.typical
+    per_sm = math.ceil(f.ctas / d.num_sms)
+    groups = math.ceil(per_sm / f.ctas_per_sm)
+    hit = 279 * (1 - 1 / f.reuse) + K.dram_latency("sm_89").typical / f.reuse
     round_latency = (hit + (128 * 32 + 32 * 128) * 2 / 128) / clock
-    assert f["bytes_per_round"] == (128 * 32 + 32 * 128) * 2 and f["reuse"] > 10
+    assert f.bytes_per_round == (128 * 32 + 32 * 128) * 2 and f.reuse > 10
     work = max(s.terms[r] for r in ("tensor", "issue", "shared"))
-    assert s.terms["latency"] == pytest.approx(groups * f["rounds_per_cta"] * round_latency + groups * work / per_sm,
+    assert s.terms["latency"] == pytest.approx(groups * f.rounds_per_cta * round_latency + groups * work / per_sm,
                                                rel=1e-12)
     assert explain.explain(three).bound == "tensor"
-    if f["ctas_per_sm"] == 1:
+    if f.ctas_per_sm == 1:
         # alone on its SM (Triton 3.9: 174 registers a thread), nothing covers the wait: 17% slower on an RTX
         # 4090, the sm_89 default
         assert e.bound == "latency" and e.seconds > 1.15 * explain.explain(three).seconds
@@ -380,7 +380,7 @@ def test_a_ring_of_one_buffer_adds_its_wait_to_an_attention_kernels_serial_softm
                                           meta={"BLOCK_M": 128, "BLOCK_N": 64, "HEAD_DIM": 128},
                                           shape={"Z": 4, "H": 16, "N_CTX": 2048, "D": 128}).compile())
     two, three = attention(2), attention(3)
-    assert two.figures["rounds_in_flight"] == 0 and two.figures["serial_special"]
+    assert two.figures.rounds_in_flight == 0 and two.figures.serial_special
     t = two.scenarios["typical"].terms
     assert two.bound == "latency" and t["latency"] > t["tensor + special"]
     assert three.bound == "tensor + special" and two.seconds > 1.1 * three.seconds
@@ -391,7 +391,7 @@ def test_a_grid_on_few_sms_streams_at_the_chips_rate_and_its_bytes_in_flight_lim
     the validation set's L40S rows contradict); the latency term, Little's law, is what grows."""
     d = devices.get("sm_80")
     few, many = (explain.explain(Request.of("vector_add", "sm_80", shape={"N": n}).compile()) for n in (1 << 15, 1 << 24))
-    assert few.figures["ctas"] == 32 < d.num_sms and many.figures["ctas"] > d.num_sms
+    assert few.figures.ctas == 32 < d.num_sms and many.figures.ctas > d.num_sms
     for e, n in ((few, 1 << 15), (many, 1 << 24)):
         typical = e.scenarios["typical"]
         assert typical.terms["dram"] == pytest.approx(3 * n * 4 / (d.mem_bandwidth_gbs * 1e9 * K.DRAM_EFFICIENCY.typical))
@@ -413,14 +413,14 @@ def test_special_functions_count_on_nvidia_only_when_the_spec_gives_them():
 
 
 def _sm_fill(e):
-    blocks, sms, ctas = e.figures["ctas_per_sm"], e.figures["num_sms"], e.figures["ctas"]
+    blocks, sms, ctas = e.figures.ctas_per_sm, e.figures.num_sms, e.figures.ctas
     full, last = divmod(ctas, blocks * sms)
     return ctas / (full * blocks * sms + (math.ceil(last / sms) * sms if last else 0))
 
 
 def test_every_line_says_modelled_and_the_breakdown_names_the_bound():
     e = explain.explain(_gemm("sm_80"))
-    text = explain.lines(e)
+    text = model_text.lines(e)
     assert all(line.startswith("modelled") for line in text)
     assert e.bound == "tensor" and text[1].startswith("modelled  bound     the kernel's body by tensor-core issue; time goes to")
     assert "band" in text[0]
@@ -428,13 +428,20 @@ def test_every_line_says_modelled_and_the_breakdown_names_the_bound():
 
 def test_same_time_ties_within_the_resolution_or_when_the_band_flips_the_order():
     row = lambda t, lo, hi: {"modelled_seconds": t, "modelled_low": lo, "modelled_high": hi}   # noqa: E731
-    assert explain.same_time(row(100, 90, 120), row(101.9, 92, 122))          # within 2%
-    assert not explain.same_time(row(100, 90, 120), row(110, 99, 132))        # same bound, apart everywhere
-    assert explain.same_time(row(100, 90, 120), row(110, 85, 125))            # faster at the optimistic end
+    assert ranking.same_time(row(100, 90, 120), row(101.9, 92, 122))          # within 2%
+    assert not ranking.same_time(row(100, 90, 120), row(110, 99, 132))        # same bound, apart everywhere
+    assert ranking.same_time(row(100, 90, 120), row(110, 85, 125))            # faster at the optimistic end
     rows = [{"target": "a", "status": "ok", "launchable": True, **row(t, lo, hi)}
             for t, lo, hi in ((100, 90, 120), (101, 91, 121), (150, 140, 160), (150, 140, 160))]
     triage.rank(rows)
     assert [(r["rank"], r["tie"]) for r in rows] == [(1, False), (1, True), (3, False), (3, True)]
+
+
+def test_ranked_shares_a_rank_on_a_tie_and_puts_what_has_no_time_last():
+    times = lambda item: None if item[1] is None else {"modelled_seconds": item[1]}   # noqa: E731
+    items = [("c", 130), ("untimed", None), ("a", 100), ("b", 101)]
+    assert [(name, place, tie) for (name, _), place, tie in ranking.ranked(items, times)] == \
+        [("a", 1, False), ("b", 1, True), ("c", 3, False), ("untimed", 4, False)]
 
 
 def test_sweep_gemm_separates_tile_shapes_on_hopper():
@@ -462,15 +469,15 @@ def test_a_persistent_kernel_has_the_tail_of_its_uneven_last_round():
     ordinary = explain.explain(Request.of("gemm", "sm_90", meta=wide, num_warps=8, num_stages=3).compile())
     persistent = explain.explain(Request.of("gemm_persistent", "sm_90", meta=wide, num_warps=8,
                                             num_stages=3).compile())
-    assert persistent.figures["ctas"] == 132 and persistent.figures["work_items"] == 512
-    assert persistent.figures["dram_traffic"] == ordinary.figures["dram_traffic"]
-    assert persistent.figures["l2_traffic"] == ordinary.figures["l2_traffic"]
+    assert persistent.figures.ctas == 132 and persistent.figures.work_items == 512
+    assert persistent.figures.dram_traffic == ordinary.figures.dram_traffic
+    assert persistent.figures.l2_traffic == ordinary.figures.l2_traffic
     assert persistent.seconds == pytest.approx(ordinary.seconds, rel=1e-9)
     # one program per SM where two CTAs fit: the same throughput, but half the loads in flight
     square = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128}
     one = explain.explain(Request.of("gemm_persistent", "sm_90", meta=square, num_warps=8, num_stages=3).compile())
     two = explain.explain(Request.of("gemm", "sm_90", meta=square, num_warps=8, num_stages=3).compile())
-    assert one.figures["ctas_per_sm"] == 2
+    assert one.figures.ctas_per_sm == 2
     t1, t2 = one.scenarios["typical"].terms, two.scenarios["typical"].terms
     # 8 tiles of 64 rounds in turn on one CTA, against 8 CTAs of 64 rounds two at a time
     assert t1["latency"] == pytest.approx(2 * t2["latency"], rel=1e-9)
@@ -530,34 +537,34 @@ def test_spills_are_local_memory_served_by_l1_then_l2_then_dram():
     e = explain.explain(compiled)
     f, threads, sms = e.figures, 256, 108
     # every STL and LDL moves a warp's words (coalesced), the loop's once per trip
-    assert f["local_bytes"] == pytest.approx(
-        (prog.loop_local_bytes * f["rounds_per_cta"] + prog.other_local_bytes) * threads * f["ctas"])
-    assert f["local_frame"] == r.stack_bytes
+    assert f.local_bytes == pytest.approx(
+        (prog.loop_local_bytes * f.rounds_per_cta + prog.other_local_bytes) * threads * f.ctas)
+    assert f.local_frame == r.stack_bytes
     # L1 holds what the SM's 192 KB leaves beside the smallest shared-memory carveout the CTAs fit in (A100:
     # 0, 8, ..., 100, 132 or 164 KB), over their threads' frames
-    blocks = f["ctas_per_sm"]
+    blocks = f.ctas_per_sm
     needed = blocks * (r.shared_total + 1024)
     carveout = min(kb * 1024 for kb in (0, 8, 16, 32, 64, 100, 132, 164) if kb * 1024 >= needed)
     room = K.L1_BYTES_PER_SM["sm_80"] - carveout
     assert 0 < room < r.stack_bytes * threads * blocks
-    assert f["local_l1"] == pytest.approx(f["local_bytes"] * room / (r.stack_bytes * threads * blocks))
+    assert f.local_l1 == pytest.approx(f.local_bytes * room / (r.stack_bytes * threads * blocks))
     # the rest goes to L2, which holds 40 MB of the whole chip's frames; what it cannot hold, DRAM serves
     # (Triton 3.9's frame is larger than 40 MB across the chip; 3.6's is not, and L2 holds it all)
-    assert f["local_l2"] == pytest.approx(f["local_bytes"] - f["local_l1"])
-    chip = r.stack_bytes * threads * min(f["ctas"], blocks * sms)
-    assert f["local_dram"] == pytest.approx(f["local_l2"] * (1 - min(1.0, 40 * 2**20 / chip)))
+    assert f.local_l2 == pytest.approx(f.local_bytes - f.local_l1)
+    chip = r.stack_bytes * threads * min(f.ctas, blocks * sms)
+    assert f.local_dram == pytest.approx(f.local_l2 * (1 - min(1.0, 40 * 2**20 / chip)))
     typical = e.scenarios["typical"]
-    clock = f["clock_ghz"] * 1e9 * K.CLOCK_SHARE.typical
+    clock = f.clock_ghz * 1e9 * K.CLOCK_SHARE.typical
     # L2 and DRAM serve the chip at their full rate, whatever the grid's waves
-    assert typical.terms["l2"] == pytest.approx((f["l2_traffic"] + f["local_l2"]) / (
+    assert typical.terms["l2"] == pytest.approx((f.l2_traffic + f.local_l2) / (
         K.L2_BYTES_PER_CLOCK["sm_80"] * clock * K.L2_EFFICIENCY.typical))
     assert typical.terms["dram"] == pytest.approx(
-        (f["dram_traffic"] + f["local_dram"]) / (2039e9 * K.DRAM_EFFICIENCY.typical))
-    text = "\n".join(explain.lines(e))
+        (f.dram_traffic + f.local_dram) / (2039e9 * K.DRAM_EFFICIENCY.typical))
+    text = "\n".join(model_text.lines(e))
     assert "of its bytes are spills" in text and f"({r.stack_bytes} B frame per thread)" in text
     # the spilling config is modelled several times slower, not tied with the same tile unconstrained
     free = explain.explain(_gemm("sm_80", shape=big, BLOCK_SIZE_N=256))
-    assert free.figures["local_bytes"] == 0 and e.seconds > 3 * free.seconds
+    assert free.figures.local_bytes == 0 and e.seconds > 3 * free.seconds
 
 
 def test_spills_that_fit_in_l1_cost_only_its_bandwidth():
@@ -568,11 +575,11 @@ def test_spills_that_fit_in_l1_cost_only_its_bandwidth():
     assert r.spill_store_bytes > 0
     e = explain.explain(compiled)
     f = e.figures
-    assert f["local_bytes"] == (r.spill_store_bytes + r.spill_load_bytes) * 32 * 4096   # no loop: each once
-    assert f["local_l1"] == f["local_bytes"] and f["local_l2"] == f["local_dram"] == 0
-    assert "100% served by L1" in "\n".join(explain.lines(e))
-    clock = f["clock_ghz"] * 1e9 * K.CLOCK_SHARE.typical
-    full = e.scenarios["typical"].terms["local"] * K.SHARED_BYTES_PER_CLOCK * clock * 132 / f["local_l1"]
+    assert f.local_bytes == (r.spill_store_bytes + r.spill_load_bytes) * 32 * 4096   # no loop: each once
+    assert f.local_l1 == f.local_bytes and f.local_l2 == f.local_dram == 0
+    assert "100% served by L1" in "\n".join(model_text.lines(e))
+    clock = f.clock_ghz * 1e9 * K.CLOCK_SHARE.typical
+    full = e.scenarios["typical"].terms["local"] * K.SHARED_BYTES_PER_CLOCK * clock * 132 / f.local_l1
     assert full >= 1.0               # the bytes over the SMs' L1 path, then wave-quantised
 
 
@@ -582,15 +589,14 @@ def test_instruction_issue_is_the_sass_count_over_four_per_clock_per_sm():
     e = explain.explain(compiled)
     f = e.figures
     assert (prog.loop_instructions, prog.loop_mma) == program.sass_instructions(compiled.stage("sass"))[:2]
-    per_warp = prog.loop_instructions * f["rounds_per_cta"] + prog.other_instructions
-    assert f["issued"] == f["ctas"] * compiled.config.num_warps * per_warp
+    per_warp = prog.loop_instructions * f.rounds_per_cta + prog.other_instructions
+    assert f.issued == f.ctas * compiled.config.num_warps * per_warp
     typical = e.scenarios["typical"]
-    clock = f["clock_ghz"] * 1e9 * K.CLOCK_SHARE.typical
+    clock = f.clock_ghz * 1e9 * K.CLOCK_SHARE.typical
     assert "issue" in typical.terms and e.busy["issue"] > 0.5          # attention issues many non-MMA ops
-    full_waves = typical.terms["issue"] * K.ISSUE_PER_CLOCK_NVIDIA * clock * f["num_sms"] / f["issued"]
+    full_waves = typical.terms["issue"] * K.ISSUE_PER_CLOCK_NVIDIA * clock * f.num_sms / f.issued
     assert full_waves >= 1.0                    # the term is the count over the rate, then wave-quantised
-    assert "issue" not in explain.explain(Request.of("softmax", "gfx942").compile()).figures or \
-        not explain.explain(Request.of("softmax", "gfx942").compile()).figures["issued"]
+    assert "issue" not in explain.explain(Request.of("softmax", "gfx942").compile()).scenarios["typical"].terms
 
 
 def test_with_a_launchs_own_bytes_a_round_counts_what_one_trip_loads_and_stores():
@@ -601,7 +607,7 @@ def test_with_a_launchs_own_bytes_a_round_counts_what_one_trip_loads_and_stores(
     n = compiled.config.shape["N"]
     ctas = math.ceil(n / 1024)
     e = explain.explain(compiled, work=(n, 3 * n * 4, ctas))
-    assert e.figures["rounds_per_cta"] == 1.0          # one block of each array per program, not 1.5
+    assert e.figures.rounds_per_cta == 1.0          # one block of each array per program, not 1.5
 
 
 def test_hopper_and_ada_l2_rates_are_the_a100s_white_paper_rate_scaled_by_one_microbenchmark():
@@ -620,9 +626,9 @@ def test_hopper_and_ada_l2_rates_are_the_a100s_white_paper_rate_scaled_by_one_mi
     assert not any(n.startswith("L2 bandwidth") for n in ampere.notes)      # the A100's is NVIDIA's own
     e = explain.explain(_gemm("sm_89", num_warps=4))
     typical, f = e.scenarios["typical"], e.figures
-    clock = f["clock_ghz"] * 1e9 * K.CLOCK_SHARE.typical
-    assert f["clock_ghz"] == 2.52         # the RTX 4090's boost: sm_89 has no tensor rate per clock to lower it
-    assert typical.terms["l2"] == pytest.approx((f["l2_traffic"] + f["local_l2"]) / (
+    clock = f.clock_ghz * 1e9 * K.CLOCK_SHARE.typical
+    assert f.clock_ghz == 2.52         # the RTX 4090's boost: sm_89 has no tensor rate per clock to lower it
+    assert typical.terms["l2"] == pytest.approx((f.l2_traffic + f.local_l2) / (
         2780 * clock * K.L2_EFFICIENCY.typical))
     assert K.L2_RATE_NOTES["sm_89"] in e.notes
     assert not any("no published L2 bandwidth" in n for n in e.notes)
@@ -641,7 +647,7 @@ def test_a_named_gpu_is_modelled_on_its_own_row_with_its_architectures_constants
     rtx = explain.explain(Request.of("gemm", "sm_89", **spilling).compile())
     l40s = explain.explain(Request.of("gemm", "l40s", **spilling).compile())
     assert (l40s.target, l40s.device, rtx.device) == ("l40s", "L40S", "GeForce RTX 4090")
-    spills = [dict(explain.rows(e)).get("spills", "") for e in (rtx, l40s)]
+    spills = [dict(model_text.rows(e)).get("spills", "") for e in (rtx, l40s)]
     assert all("served by L1" in s for s in spills)
     # a stream from DRAM: the L40S's 864 GB/s against the RTX 4090's 1008
     rtx, l40s = (explain.explain(Request.of("vector_add", t, shape={"N": 2**26}).compile()) for t in ("sm_89", "l40s"))
@@ -651,6 +657,6 @@ def test_a_named_gpu_is_modelled_on_its_own_row_with_its_architectures_constants
 
 def test_an_amd_gpu_by_name_counts_cus():
     for target in ("gfx942", "mi325x"):
-        waves = next(line for line in roofline.lines(roofline.model(Request.of("vector_add", target).compile()))
+        waves = next(line for line in roofline_text.lines(roofline.model(Request.of("vector_add", target).compile()))
                      if line.startswith("modelled  waves"))
         assert "x 304 CUs)" in waves, waves

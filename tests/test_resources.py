@@ -184,7 +184,7 @@ def test_gfx90a_spills_are_counted_where_its_prologue_moves_the_scratch_buffer()
     assert (c.resources.spill_store_bytes, c.resources.spill_load_bytes) == (4 * spills, 4 * reloads)
     from playground.model import explain
     e = explain.explain(c)            # the model charges them, and says it counts each once (no loop read)
-    assert e.figures["local_bytes"] == 4 * (spills + reloads) * 64 * 4096
+    assert e.figures.local_bytes == 4 * (spills + reloads) * 64 * 4096
     assert any("counted once, not once per loop trip" in n for n in e.notes)
 
 

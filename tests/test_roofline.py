@@ -7,7 +7,7 @@ import pytest
 
 from playground.core import devices, registry
 from playground.artefact.request import Request
-from playground.figures import roofline
+from playground.figures import roofline, roofline_text
 
 H100 = devices.get("sm_90")
 
@@ -114,7 +114,7 @@ def test_model_of_gemm_uses_tensor_cores_and_waves(gemm_sm90, monkeypatch):
 
 def test_model_lines_say_modelled_on_every_line(gemm_sm90, monkeypatch):
     monkeypatch.setattr(roofline, "active_blocks", lambda c: (1, ""))
-    out = roofline.lines(roofline.model(gemm_sm90), "no GPU on this machine")
+    out = roofline_text.lines(roofline.model(gemm_sm90), "no GPU on this machine")
     assert all("modelled" in line for line in out)
     assert not any("measured" in line for line in out)
     assert "run on a machine with a CUDA GPU" in out[-1]
@@ -135,7 +135,7 @@ def test_model_of_vector_add_is_memory_bound_on_the_plain_fp32_roof(monkeypatch)
     assert e.seconds == pytest.approx(1_181_184 / 3352e9)
     assert any("L2" in n for n in m.notes)      # 1.13 MiB fit in the 50 MiB L2
     assert m.dram_sms == pytest.approx(13.226, abs=1e-3)
-    (waves,) = [line for line in roofline.lines(m) if line.startswith("modelled  waves")]
+    (waves,) = [line for line in roofline_text.lines(m) if line.startswith("modelled  waves")]
     assert waves.endswith("the model keeps 100.0% of peak bandwidth: each SM takes in at most 128 bytes a clock, "
                           "so a partial wave on 13.2 SMs or more draws all of it")
     # 4 CTAs (N = 4096): 4 SMs take in 4 x 253 GB/s, 4 / 13.2 of DRAM's rate
@@ -174,7 +174,7 @@ def test_bench_and_the_compile_header_describe_the_waves_alike(kernel):
     from playground.report import render
     c = _compile(kernel, "sm_90")
     (header,) = [line[len("waves"):].strip() for line in render.header_lines(c) if line.startswith("waves")]
-    (modelled,) = [line for line in roofline.lines(roofline.model(c), "") if line.startswith("modelled  waves")]
+    (modelled,) = [line for line in roofline_text.lines(roofline.model(c), "") if line.startswith("modelled  waves")]
     assert modelled.startswith(f"modelled  waves     {header}; the model keeps ")
 
 
@@ -208,8 +208,8 @@ def test_matrix_precision_from_the_ptx_is_the_sass_precision(kernel, target, dty
 
 def test_an_amd_waves_line_counts_cus_not_sms():
     c = Request.of("gemm", "gfx942").compile()
-    waves = next(line for line in roofline.lines(roofline.model(c)) if "waves" in line.split()[1])
+    waves = next(line for line in roofline_text.lines(roofline.model(c)) if "waves" in line.split()[1])
     assert "(1 x 304 CUs)" in waves and "SMs" not in waves
     # and the ridge: 1307.4 TFLOP/s over 5300 GB/s, the MI300X datasheet's figures
-    roofs = next(line for line in roofline.lines(roofline.model(c)) if " roofs " in line)
+    roofs = next(line for line in roofline_text.lines(roofline.model(c)) if " roofs " in line)
     assert "ridge at 247 FLOP/byte" in roofs

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from ..text import table
 from . import lds_banks
 from .bank_conflicts import BankReport, analyse
-from .instruction_mix import gcn_mix, sass_mix
+from .instruction_mix import mix_of
 
 _ALLOC = re.compile(r"(?:ttg\.local_alloc|ttg\.global_scratch_alloc)\s*:\s*\(\)\s*->\s*!ttg\.memdesc<([0-9x]+)x([a-z][a-z0-9]*)")
 _DOT_OPS = ("tt.dot ", "tt.dot_scaled ", "ttng.warp_group_dot ", "ttng.tc_gen5_mma ", "ttng.tc_gen5_mma_scaled ")
@@ -106,24 +106,11 @@ def instruction_mix(compiled) -> dict[str, int]:
     shared_load, shared_store, ldmatrix, barrier, mbarrier, conversion, spill_store, spill_load.
     Categories with no instruction are absent.
     """
-    return dict(_mix(compiled)[0])
-
-
-def matrix_opcodes(compiled) -> list[str]:
-    """The opcodes of the matrix instructions in SASS or amdgcn, most frequent first; none without any. Reads
-    the instruction mix alone (no bank-conflict analysis, unlike `read`)."""
-    mix, mma, _ = _mix(compiled)
-    return [op for op, _ in mma.most_common()] if mix.get("mma") else []
-
-
-def _mix(compiled):
-    if compiled.target.is_nvidia:
-        return sass_mix(compiled.stage("sass"))
-    return gcn_mix(compiled.stage("amdgcn"))
+    return dict(mix_of(compiled)[0])
 
 
 def read(compiled) -> Report:
-    mix, mma, conversions = _mix(compiled)
+    mix, mma, conversions = mix_of(compiled)
     pipe = pipeline(compiled.stage("ttgir"))
     if not compiled.target.is_nvidia:    # an async copy on AMD lands in LDS directly, whatever its op's name
         pipe.async_copy = pipe.async_copy.replace("cp.async", "direct-to-LDS")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from ..core import dtypes
+
 # One instruction: `/*0180*/  @!P0 LDG.E.128 R16, desc[UR4][R2.64] ;` -> opcode LDG, modifiers E.128
 _SASS_LINE = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P(?:T|\d+)\s+)?([A-Z][A-Z0-9_]*)((?:\.[A-Za-z0-9_]+)*)")
 # Access widths in SASS modifiers: a bare bit count, or a signed/unsigned sub-word type. No modifier: 32 bits.
@@ -139,3 +141,48 @@ def gcn_mix(asm: str) -> tuple[Counter, Counter, Counter]:
         elif op.startswith("scratch_load"):
             mix["spill_load"] += 1
     return mix, mma, conversions
+
+
+def mix_of(compiled) -> tuple[Counter, Counter, Counter]:
+    """The compiled kernel's mix, read from its SASS (NVIDIA) or its amdgcn (AMD)."""
+    if compiled.target.is_nvidia:
+        return sass_mix(compiled.stage("sass"))
+    return gcn_mix(compiled.stage("amdgcn"))
+
+
+def matrix_opcodes(compiled) -> list[str]:
+    """The opcodes of the matrix instructions in SASS or amdgcn, most frequent first; none without any. Reads
+    the instruction mix alone (no bank-conflict analysis, unlike `codeinspect.read`)."""
+    mix, mma, _ = mix_of(compiled)
+    return [op for op, _ in mma.most_common()] if mix.get("mma") else []
+
+
+# PTX's tensor-core instructions: mma.sync (sm_80+), wgmma.mma_async (sm_90), tcgen05.mma (sm_100+).
+# Each names its operand types (`.f16`, `.bf16`, `.tf32`, `kind::tf32`, ...), and ptxas lowers it to a
+# SASS HMMA / HGMMA / UTC*MMA of the same precision (tests/test_roofline.py checks the two agree), so
+# the PTX answers without disassembling the cubin.
+_PTX_MMA = re.compile(r"^\s*(?:@!?%\w+\s+)?((?:mma\.sync|wgmma\.mma_async|tcgen05\.mma)\S*)", re.MULTILINE)
+
+
+def mma_opcodes(compiled) -> list[str]:
+    """The matrix instructions the compiled code issues: PTX opcodes on NVIDIA, amdgcn ones on AMD."""
+    if "tt.dot" not in compiled.stage("ttir"):
+        return []              # no tl.dot, no matrix instructions
+    if compiled.target.is_nvidia:
+        return _PTX_MMA.findall(compiled.stage("ptx"))
+    return matrix_opcodes(compiled)
+
+
+def matrix_precision(compiled) -> str | None:
+    """The precision the compiled code's tensor-core instructions run at, read from the code; None if none.
+
+    fp32 inputs go through the tensor cores as tf32 (mma...tf32, v_mfma..._xf32) unless the dot asks
+    for IEEE precision; CDNA's v_mfma_f32_..._f32 is full fp32 at the vector rate.
+    """
+    opcodes = mma_opcodes(compiled)
+    if not opcodes:
+        return None
+    dtype = compiled.config.dtype
+    if dtype == "fp32":
+        return "tf32" if any(("TF32" in op.upper() or "XF32" in op.upper()) for op in opcodes) else "fp32"
+    return dtypes.DTYPES[dtype].peak if dtype in dtypes.DTYPES else dtype

@@ -1,9 +1,10 @@
 """`bench`'s output as text and CSV: one line per figure for one shape, a table for a sweep."""
 from __future__ import annotations
 
-from ..figures import roofline
+from ..figures import roofline_text
 from ..figures.roofline import MEASURE_HINT
 from ..model import explain
+from ..model import text as model_text
 from ..text import config_head, config_words, table, varying
 from .measured import Measured
 from .throughput import CONFIG, BenchResult
@@ -16,7 +17,7 @@ def lines(result: BenchResult) -> list[str]:
         return table_lines(result)
     p = result.points[0]
     if result.kind == "modelled":
-        return roofline.lines(p, result.reason)
+        return roofline_text.lines(p, result.reason)
     return measured_lines(p)
 
 
@@ -42,9 +43,9 @@ def measured_lines(m: Measured) -> list[str]:
         x = m.modelled
         measured_s = m.triton.median_ms * 1e-3
         inside = "inside" if x.low <= measured_s <= x.high else "outside"
-        out.append(f"modelled    {explain.band_phrase(x)}: {100 * (x.seconds - measured_s) / measured_s:+.0f}% "
+        out.append(f"modelled    {model_text.band_phrase(x)}: {100 * (x.seconds - measured_s) / measured_s:+.0f}% "
                    f"against the measurement, which lies {inside} the band (MODELLED, not measured)")
-        out.append(f"modelled    bound by {explain.NAMES[x.bound]}; time goes to {explain.shares_phrase(x)}")
+        out.append(f"modelled    bound by {explain.NAMES[x.bound]}; time goes to {model_text.shares_phrase(x)}")
     out += [f"warning     {w}" for w in m.warnings]
     return out
 

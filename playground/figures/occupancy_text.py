@@ -43,7 +43,7 @@ def describe(occ: Occupancy) -> list[str]:
 def waves_phrase(ctas: int, blocks_per_sm: int, num_sms: int, sm: str = "SM") -> str:
     """The one wording of a grid's waves, for every command: CTA slots per wave and the last wave's share.
 
-    `bench` and `sweep` add the roofline's own fill after it (roofline.lines), which for a
+    `bench` and `sweep` add the roofline's own fill after it (roofline_text.lines), which for a
     memory-bound kernel counts SMs rather than slots; both figures are then on one line.
     """
     per_wave = blocks_per_sm * num_sms

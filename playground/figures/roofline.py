@@ -28,14 +28,12 @@ per SM from `occupancy.py` (the CUDA occupancy calculator's rules, applied to th
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import asdict, dataclass, field
 
-from ..artefact import codeinspect
+from ..artefact.instruction_mix import matrix_precision   # the roof's precision (bench and capture ask here too)
 from ..core import devices, dtypes
 from ..errors import UserError
 from .grid import ctas
-from .occupancy_text import waves_phrase
 
 # devices.py keys fp8 peaks as "fp8"; the spec names the two fp8 formats.
 
@@ -172,36 +170,6 @@ def peak_for(device, matrix: str | None) -> tuple[float, str]:
     return device.peak_tflops["fp32"], "fp32, no tensor cores"
 
 
-# PTX's tensor-core instructions: mma.sync (sm_80+), wgmma.mma_async (sm_90), tcgen05.mma (sm_100+).
-# Each names its operand types (`.f16`, `.bf16`, `.tf32`, `kind::tf32`, ...), and ptxas lowers it to a
-# SASS HMMA / HGMMA / UTC*MMA of the same precision (tests/test_roofline.py checks the two agree), so
-# the PTX answers without disassembling the cubin.
-_PTX_MMA = re.compile(r"^\s*(?:@!?%\w+\s+)?((?:mma\.sync|wgmma\.mma_async|tcgen05\.mma)\S*)", re.MULTILINE)
-
-
-def mma_opcodes(compiled) -> list[str]:
-    """The matrix instructions the compiled code issues: PTX opcodes on NVIDIA, amdgcn ones on AMD."""
-    if "tt.dot" not in compiled.stage("ttir"):
-        return []              # no tl.dot, no matrix instructions
-    if compiled.target.is_nvidia:
-        return _PTX_MMA.findall(compiled.stage("ptx"))
-    return codeinspect.matrix_opcodes(compiled)
-
-
-def matrix_precision(compiled) -> str | None:
-    """The precision the compiled code's tensor-core instructions run at, read from the code; None if none.
-
-    fp32 inputs go through the tensor cores as tf32 (mma...tf32, v_mfma..._xf32) unless the dot asks
-    for IEEE precision; CDNA's v_mfma_f32_..._f32 is full fp32 at the vector rate.
-    """
-    opcodes = mma_opcodes(compiled)
-    if not opcodes:
-        return None
-    dtype = compiled.config.dtype
-    if dtype == "fp32":
-        return "tf32" if any(("TF32" in op.upper() or "XF32" in op.upper()) for op in opcodes) else "fp32"
-    return dtypes.DTYPES[dtype].peak if dtype in dtypes.DTYPES else dtype
-
 
 def ctas_of(compiled) -> int:
     return ctas(compiled)
@@ -256,46 +224,3 @@ def work_note(spec) -> str:
 
 def _mb(n: int) -> str:
     return f"{n / 2**20:.3g} MiB"
-
-
-def lines(m: Model, reason: str = "") -> list[str]:
-    """The model in words; every line says modelled."""
-    e = m.estimate
-    shape = ", ".join(f"{k}={v}" for k, v in m.shape.items())
-    rows = [("kernel", ", ".join(filter(None, [f"{m.kernel} on {m.target} ({m.device})", shape, m.dtype])))]
-    if reason:
-        rows.append(("why", reason))
-    rows += [
-        ("work", f"{e.flops:.4g} FLOP, {e.bytes:.4g} bytes from DRAM at best "
-                 f"-> intensity {e.intensity:.3g} FLOP/byte"),
-        ("roofs", f"{m.peak_tflops:g} TFLOP/s ({m.roof}), {m.bandwidth_gbs:g} GB/s; "
-                  f"ridge at {e.ridge:.3g} FLOP/byte -> {e.bound}-bound"
-                  + (" by the roofline" if m.explained else "")),
-        ("roofline", f"{_us(e.roofline_seconds)} (compute {_us(e.compute_seconds)}, "
-                     f"memory {_us(e.memory_seconds)})"),
-    ]
-    if e.waves:
-        from ..core import devices, targets
-        from .occupancy import unit_names
-        sm = unit_names(devices.get(targets.resolve(m.target)))[0]     # AMD: CU (WGP on RDNA)
-        busy = (f"bandwidth: each {sm} takes in at most {SM_BYTES_PER_CLOCK} bytes a clock, so a partial wave "
-                f"on {m.dram_sms:.3g} {sm}s or more draws all of it" if e.bound == "memory"
-                else "compute: a partial wave's empty slots idle")
-        rows.append(("waves", f"{waves_phrase(e.ctas, m.active_blocks_per_sm, m.num_sms, sm)}; the model keeps "
-                              f"{100 * e.wave_fill:.1f}% of peak {busy}"))
-    rows.append(("ceiling" if m.explained else "time",
-                 f"{_us(e.seconds)}, {e.tflops:.4g} TFLOP/s, {e.gbs:.4g} GB/s, "
-                 f"{e.percent_of_peak:.1f}% of peak {'bandwidth' if e.bound == 'memory' else 'compute'}"
-                 + (": the roofline with waves, beside the model's time below" if m.explained else "")))
-    # the model's time counts launch overhead itself
-    rows += [("note", n) for n in m.notes
-             if not (m.explained and (n.startswith("launch overhead") or n in m.explained.notes))]
-    if m.explained:
-        from ..model import explain
-        rows += [(label, text) for label, text in explain.rows(m.explained)]
-    rows.append(("how", MEASURE_HINT))
-    return [f"modelled  {label:<9} {text}" for label, text in rows]
-
-
-def _us(seconds: float) -> str:
-    return f"{seconds * 1e6:.4g} us"

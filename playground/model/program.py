@@ -20,9 +20,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..artefact import codeinspect, resources
+from ..artefact import codeinspect, instruction_mix, resources
 from ..core import dtypes
-from ..figures import roofline
 
 # the tile a load brings: `tensor<128x64x!tt.ptr<f16>` (pointer tensors) or a TMA result `tensor<128x64xf16`
 _LOAD_OPS = ("tt.load ", "ttg.async_copy_global_to_local ", "ttng.async_tma_copy_global_to_local ",
@@ -37,7 +36,7 @@ _VALUE_TILE = re.compile(r"(?:tensor|memdesc)?<((?:\d+x)+)([a-z][a-z0-9]*)")
 _LOC = re.compile(r"loc\((#loc\d+)\)\s*$")
 _MMA_LAYOUT = re.compile(r"#ttg\.(nvidia_mma|amd_mfma|amd_wmma)<\{[^}]*?warpsPerCTA = \[(\d+), (\d+)\]")
 _DOT_RESULT = re.compile(r"(?:tt\.dot|ttng\.warp_group_dot|ttng\.tc_gen5_mma)\b.*->\s*tensor<(\d+)x(\d+)x")
-# the opcode families roofline.mma_opcodes reads: PTX on NVIDIA, amdgcn on AMD
+# the opcode families instruction_mix.mma_opcodes reads: PTX on NVIDIA, amdgcn on AMD
 _FAMILIES = (("tcgen05.mma", "tcgen05"), ("wgmma.mma_async", "wgmma"), ("mma.sync", "mma.sync"),
              ("mfma", "mfma"), ("wmma", "wmma"))
 
@@ -186,7 +185,7 @@ def sass_local_bytes(sass: str) -> tuple[int, int]:
 
 def family(compiled) -> str | None:
     """The matrix-instruction family the code issues, None when it has none."""
-    ops = " ".join(roofline.mma_opcodes(compiled))
+    ops = " ".join(instruction_mix.mma_opcodes(compiled))
     for needle, name in _FAMILIES:
         if needle in ops:
             return name

@@ -102,7 +102,7 @@ def _model(c, num_sms) -> dict:
     from ..model import explain
     e = explain.explain(c, device)
     return {"modelled_seconds": e.seconds, "modelled_low": e.low, "modelled_high": e.high,
-            "bound": explain.NAMES[e.bound], "reread_from": e.figures["reread_from"]}
+            "bound": explain.NAMES[e.bound], "reread_from": e.figures.reread_from}
 
 
 def failure(error: str) -> dict:

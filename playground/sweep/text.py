@@ -4,6 +4,7 @@ from __future__ import annotations
 import csv
 import io
 
+from ..model import ranking
 from ..text import config_head, table, varying
 from ..units import count, kib, pct
 from .triage import Sweep
@@ -87,14 +88,14 @@ def format_text(s: Sweep) -> str:
                f"cache, {s.compiled} compiled{workers}, {failed}; {blocked} cannot launch, {spills} spill; "
                f"{s.seconds:.1f} s")
     if any(r.get("modelled_seconds") is not None for r in rows):
-        from ..model import explain  # the model only where rows carry its times, as rows.py does
         out.append("modelled: the performance model's typical time, its band (optimistic to pessimistic constants) "
                    "and the resource that bounds it, from each binary and the device table; not a measurement "
                    "(`playground bench` on a GPU measures). rank: by modelled time among the configs that compile "
                    "and launch (rows stay in the space's order); \"tie\": the model cannot order it against "
-                   "the fastest config of that rank (within 2%, or their order flips inside the band), so it shares "
-                   "the rank. Checked against an autotuner's log (benchmarks/model_accuracy.py): "
-                   f"{explain.config_order_check()}. Time the leading configs on a GPU before choosing")
+                   f"the fastest config of that rank (within {ranking.RESOLUTION:.0%}, or their order flips inside the "
+                   "band), so it shares the rank. How these ranks compare with the order a GPU ran an autotuner's "
+                   "configs in: benchmarks/data/README.md (\"config order\"). Time the leading configs on a GPU "
+                   "before choosing")
     return "\n".join(out) + "\n"
 
 
