@@ -1,7 +1,8 @@
 """The performance model: a kernel's time on a target, explained from its compiled binary and its launch.
 
-Nothing here is measured; every figure it prints says "modelled". The kernel's work is split over the
-resources that serve it, each with a rate from the device table or `constants.py`:
+Nothing here is measured; every figure shown from it says "modelled" (text.py words it, caveats.py adds
+what it leaves out). The kernel's work is split over the resources that serve it, each with a rate from the
+device table or `constants.py`:
 
   tensor / FMA issue   FLOPs / (SMs x the per-SM rate of the instruction family the code issues)
   special functions    exp, rsqrt, ... results (the spec's count) / (SMs x 16 per clock)
