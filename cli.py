@@ -89,7 +89,10 @@ def _flag_namer(ctx):
     """The library's parameter names (num_sms) as the running command's flags (--num-sms); None for a name
     the command has no option for."""
     command = ctx.command.get_command(ctx, ctx.invoked_subcommand) if ctx.invoked_subcommand else None
-    flags = {p.name: max(p.opts, key=len) for p in (command.params if command else []) if isinstance(p, click.Option)}
+    flags = {}
+    for option in (p for p in (command.params if command else []) if isinstance(p, click.Option)):
+        flag = max(option.opts, key=len)
+        flags.update({option.name: flag, flag.lstrip("-").replace("-", "_"): flag})     # --args keeps kernel_args
     return flags.get
 
 

@@ -130,7 +130,7 @@ def run_blocking(step, *, timeout: float | None = None, label: str = "working", 
     caller should leave through exit_now. The step's own exception is re-raised here.
     """
     if timeout is not None and timeout <= 0:
-        raise UserError(f"--timeout {timeout:g}: must be a positive number of seconds")
+        raise UserError(f"timeout {timeout:g}: must be a positive number of seconds", param="timeout")
     outcome: dict = {}
 
     def target():

@@ -448,7 +448,7 @@ def _parses(args: list[str]) -> str:
 
     from cli import main
     name, rest = args[0], args[1:]
-    command = main.commands.get(name)
+    command = main.get_command(None, name)
     if command is None:
         return f"no command {name!r}"
     if name == "run":               # run hands what follows the script to it: only the script is its own

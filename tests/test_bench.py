@@ -260,7 +260,7 @@ def test_plot_of_a_modelled_sweep(tmp_path, no_gpu):
 
 
 def test_plot_refuses_a_single_point_or_another_format():
-    with pytest.raises(UserError, match="add --sweep"):
+    with pytest.raises(UserError, match="add `sweep`"):
         plot.check("x.png", None)
     with pytest.raises(UserError, match="PNG"):
         plot.check("x.jpg", "N=1..2")

@@ -106,7 +106,7 @@ def test_with_num_sms_takes_the_l2s_of_the_chiplets_it_needs():
 
 @pytest.mark.parametrize("bad", [0, -3])
 def test_with_num_sms_rejects_nonsense(bad):
-    with pytest.raises(UserError, match="--num-sms"):
+    with pytest.raises(UserError, match="^num_sms"):
         devices.with_num_sms(devices.get("sm_90"), bad)
 
 

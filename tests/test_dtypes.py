@@ -32,5 +32,5 @@ def test_float_sentinels_are_nans_that_arithmetic_does_not_make(name):
 
 
 def test_unknown_names_are_one_line():
-    with pytest.raises(UserError, match="--dtype fp12: unknown dtype; known: fp8e4nv, fp8e5, fp16"):
+    with pytest.raises(UserError, match="^dtype fp12: unknown dtype; known: fp8e4nv, fp8e5, fp16"):
         dtypes.get("fp12")

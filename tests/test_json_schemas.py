@@ -18,12 +18,13 @@ def validate(command: str, data) -> None:
 
 
 def json_commands() -> list[str]:
-    return sorted(name for name, cmd in main.commands.items() if any(p.name == "as_json" for p in cmd.params))
+    commands = {name: main.get_command(None, name) for name in main.list_commands(None)}
+    return sorted(name for name, cmd in commands.items() if any(p.name == "as_json" for p in cmd.params))
 
 
 def test_every_command_with_json_has_a_schema_and_every_schema_a_command():
     assert json_commands() == report.commands_with_schema()
-    assert len(json_commands()) == 12
+    assert {"compile", "sweep", "bench", "check"} <= set(json_commands())     # the commands were read at all
 
 
 def properties(schema, path=""):

@@ -109,7 +109,7 @@ def test_the_table_says_measured_and_modelled_apart(native_run):
 def test_no_exec_without_a_target_is_refused_in_one_line(monkeypatch):
     from playground.errors import UserError
     from playground.virtual import session
-    with pytest.raises(UserError, match="--no-exec runs no kernel on a virtual GPU"):
+    with pytest.raises(UserError, match="^no_exec runs no kernel on a virtual GPU"):
         session.run_script(str(ROOT / "examples" / "scripts" / "streams.py"), [], None, execute=False)
 
 

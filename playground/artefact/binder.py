@@ -46,9 +46,9 @@ def specialize(spec: KernelSpec, target: Target, config: Config):
         if k not in option_names and k not in fn.arg_names:
             from ..core.params import LAUNCH_OPTIONS
             if k in LAUNCH_OPTIONS:
-                raise UserError(f"--meta {k}: not an option of Triton's {target.backend} backend ({target.name}); "
-                                f"it has: {', '.join(o for o in LAUNCH_OPTIONS if o in option_names)}")
-            raise UserError(f"--meta {k}: not a parameter of {fn.__name__}")
+                raise UserError(f"meta {k}: not an option of Triton's {target.backend} backend ({target.name}); "
+                                f"it has: {', '.join(o for o in LAUNCH_OPTIONS if o in option_names)}", param="meta")
+            raise UserError(f"meta {k}: not a parameter of {fn.__name__}", param="meta")
     memo = None if cache.disabled() else cache.binder_key(fn, target.gpu_target(), args, kwargs)
     answer = cache.binder_lookup(memo) if memo else None
     if answer is None:

@@ -90,17 +90,17 @@ class PassLog:
         if which.isdigit():
             n = int(which)
             if not 1 <= n <= len(self.passes):
-                raise UserError(f"--show-pass {which}: passes are numbered 1..{len(self.passes)}")
+                raise UserError(f"show_pass {which}: passes are numbered 1..{len(self.passes)}", param="show_pass")
             return self.passes[n - 1]
         name, _, nth = which.partition("#")
         matches = [p for p in self.passes if name.lower() in (p.name.lower(), p.argument.lower())]
         if not matches:
             close = difflib.get_close_matches(name, sorted({p.argument for p in self.passes} | {p.name for p in self.passes}), 3)
-            raise UserError(f"--show-pass {which}: no such pass in this pipeline"
-                            + (f"; did you mean {', '.join(close)}?" if close else "; see the list with --passes"))
+            raise UserError(f"`show_pass` {which}: no such pass in this pipeline"
+                            + (f"; did you mean {', '.join(close)}?" if close else "; see the list with `passes`"))
         index = int(nth) if nth.isdigit() else 1
         if not 1 <= index <= len(matches):
-            raise UserError(f"--show-pass {which}: {name} ran {len(matches)} times")
+            raise UserError(f"show_pass {which}: {name} ran {len(matches)} times", param="show_pass")
         return matches[index - 1]
 
     def find(self, pattern: str) -> dict:
@@ -110,7 +110,7 @@ class PassLog:
         try:
             regex = re.compile(pattern)
         except re.error as e:
-            raise UserError(f"--find {pattern!r}: not a regular expression: {e}") from None
+            raise UserError(f"find {pattern!r}: not a regular expression: {e}", param="find") from None
         found = {"pattern": pattern, "number": None, "argument": None, "lines": []}
         if self.passes and regex.search(self.passes[0].before):
             found["lines"] = _matching(self.passes[0].before, regex)
@@ -180,13 +180,13 @@ def _dump(compiled, timeout: float | None) -> dict:
         text = Path(err_path).read_text(errors="replace")
     if code != 0 or answer is None:
         tail = text.strip().splitlines()[-1:] or ["no output"]
-        raise UserError(f"--passes: the compile with MLIR's IR printing failed: {tail[0]}")
+        raise UserError(f"passes: the compile with MLIR's IR printing failed: {tail[0]}", param="passes")
     if _without_directories(answer["ttgir"]) != _without_directories(compiled.stage("ttgir")):
-        raise UserError("--passes: the compile with IR printing on built a different TTGIR from this request's; "
-                        "its passes would not be this kernel's")
+        raise UserError("passes: the compile with IR printing on built a different TTGIR from this request's; "
+                        "its passes would not be this kernel's", param="passes")
     records = parse(text, answer["finals"])
     if not records:
-        raise UserError("--passes: Triton printed no pass (MLIR_ENABLE_DUMP had no effect on this Triton build)")
+        raise UserError("passes: Triton printed no pass (MLIR_ENABLE_DUMP had no effect on this Triton build)", param="passes")
     return {"passes": records}
 
 

@@ -55,8 +55,8 @@ class Request:
                      args: str | None = None) -> Request:
         """From a command line's strings: repeated `--meta K=V,...` and `--shape D=N,...` items, and a bare
         kernel's `--args` (core/bare.py)."""
-        return cls.of(kernel, target, params.parse_assignments(meta, "--meta", strings=True) or None, num_warps,
-                      num_stages, params.parse_assignments(shape, "--shape") or None, dtype, args)
+        return cls.of(kernel, target, params.parse_assignments(meta, "meta", strings=True) or None, num_warps,
+                      num_stages, params.parse_assignments(shape, "shape") or None, dtype, args)
 
     def changed(self, *, kernel: str | KernelSpec | None = None, target: str | Target | None = None,
                 meta: dict | None = None, shape: dict | None = None, **overrides) -> Request:

@@ -30,7 +30,7 @@ def breakdown(request, reps: int = 20) -> Breakdown:
     """One call from host data to host result, in parts: copy in, launch, kernel, copy out, sync."""
     why = throughput.measurable(request.target)
     if why:
-        raise UserError(f"--breakdown measures on the GPU and needs a CUDA device: {why}")
+        raise UserError(f"breakdown measures on the GPU and needs a CUDA device: {why}", param="breakdown")
     return _breakdown(request.spec, request.config, reps, devices.get(request.target))
 
 

@@ -166,7 +166,7 @@ def measure(request, cuda_graph: bool = False, shared: Measured | None = None) -
     if spec.reference is None:
         # a bare kernel or a trace's variant: its stand-in arguments hold no data to run on or check
         raise UserError(f"{spec.name}: only a kernel with a KernelSpec (inputs and a reference) is measured here; "
-                        f"--target models it, and `playground run` times the script that launches it")
+                        f"`target` models it, and `playground run` times the script that launches it")
     bench_fn = triton.testing.do_bench_cudagraph if cuda_graph else triton.testing.do_bench
     method = "do_bench_cudagraph" if cuda_graph else "do_bench (L2 flushed before each run)"
     launch, inputs, outputs, check = _prepare(spec, config, row=devices.get(target))

@@ -36,9 +36,9 @@ def series(result) -> tuple[str, str, list[int], dict[str, list[float]]]:
 def check(path: str, sweep: str | None) -> None:
     """Refuse a plot that cannot be drawn before any time is spent measuring."""
     if not sweep:
-        raise UserError("--plot draws a sweep: add --sweep DIM=LO..HI")
+        raise UserError("plot draws a sweep: add `sweep` DIM=LO..HI", param="plot")
     if not str(path).lower().endswith(".png"):
-        raise UserError(f"--plot {path}: the chart is a PNG; name the file *.png")
+        raise UserError(f"plot {path}: the chart is a PNG; name the file *.png", param="plot")
 
 
 def save(result, path: str) -> list[str]:
@@ -47,7 +47,7 @@ def save(result, path: str) -> list[str]:
     try:
         import matplotlib
     except ImportError:
-        raise UserError("--plot needs matplotlib: pip install 'triton-playground[plot]'") from None
+        raise UserError("plot needs matplotlib: pip install 'triton-playground[plot]'", param="plot") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

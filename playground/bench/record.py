@@ -54,7 +54,7 @@ def check_row(row: dict) -> list[str]:
 def rows(result, when: datetime.datetime | None = None) -> list[dict]:
     """One row for the Triton kernel per measured point, and one for the PyTorch baseline per shape."""
     if result.kind != "measured":
-        raise UserError(f"--record keeps measurements only, and this run is modelled ({result.reason})")
+        raise UserError(f"record keeps measurements only, and this run is modelled ({result.reason})", param="record")
     from . import environment
     when = (when or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%d %H:%M:%S UTC")
     ran_on = {"driver": environment.driver(), "software": environment.software()}

@@ -48,17 +48,17 @@ def parse_sweep(text: str, spec) -> tuple[str, list[int]]:
     dim, eq, values = text.partition("=")
     dim = dim.strip()
     if not eq or not dim or not values.strip():
-        raise UserError(f"--sweep '{text}': expected DIM=LO..HI (doubling from LO) or DIM=A,B,C")
+        raise UserError(f"sweep '{text}': expected DIM=LO..HI (doubling from LO) or DIM=A,B,C", param="sweep")
     if dim not in spec.default_shape:
-        raise UserError(f"--sweep {dim}: {spec.name} has dimensions {', '.join(spec.default_shape)}")
+        raise UserError(f"sweep {dim}: {spec.name} has dimensions {', '.join(spec.default_shape)}", param="sweep")
     if ".." in values:
-        return dim, doubling(values.strip(), f"--sweep {dim}")
+        return dim, doubling(values.strip(), f"sweep {dim}", param="sweep")
     try:
         points = [int(v) for v in values.split(",")]
     except ValueError:
-        raise UserError(f"--sweep '{text}': sizes are positive integers") from None
+        raise UserError(f"sweep '{text}': sizes are positive integers", param="sweep") from None
     if any(p < 1 for p in points):
-        raise UserError(f"--sweep '{text}': sizes are positive integers")
+        raise UserError(f"sweep '{text}': sizes are positive integers", param="sweep")
     return dim, points
 
 

@@ -60,8 +60,8 @@ def command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps, num_
                         f"own asserts are its check, and `playground run` runs them")
     specs = registry.load_all() if all_kernels else [registry.load(kernel)]
     with progress(not as_json, "checking") as tick:
-        outcome = correctness.run_check(specs, all_kernels, quick, params.parse_assignments(shape, "--shape"),
-                                        dtype, params.parse_assignments(meta, "--meta", strings=True), num_warps,
+        outcome = correctness.run_check(specs, all_kernels, quick, params.parse_assignments(shape, "shape"),
+                                        dtype, params.parse_assignments(meta, "meta", strings=True), num_warps,
                                         num_stages, seed, interpreter, progress=tick, timeout=timeout,
                                         kinds=_kinds(plain, no_sanitize))
     if as_json:

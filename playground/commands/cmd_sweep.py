@@ -49,7 +49,7 @@ def command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as_csv, 
     tgts = targets.resolve_all(target)
     spec = registry.load(kernel, tgts[0].label)
     with progress(not no_progress, "compiling") as on_row:
-        result = triage.run(spec, tgts, space.parse_ranges(meta), params.parse_assignments(shape, "--shape"),
+        result = triage.run(spec, tgts, space.parse_ranges(meta), params.parse_assignments(shape, "shape"),
                             dtype, jobs, num_sms, on_row=on_row, timeout=timeout, ray=ray_address)
     for message in result.warnings:
         warn(message)

@@ -34,15 +34,16 @@ from ..units import kib, pct
 VARIANT_KEYS = ("kernel", "target", "num_warps", "num_stages", "dtype")
 
 
-def parse_variant(text: str, base, flag: str = "--a"):
-    """`target=sm_80,num_warps=8,BLOCK_SIZE_M=64` on top of the base Request -> (Request, the text, tidied)."""
+def parse_variant(text: str, base, side: str = "a"):
+    """`target=sm_80,num_warps=8,BLOCK_SIZE_M=64` on top of the base Request -> (Request, the text, tidied).
+    `side`: the parameter it was given as (a or b), which an error names first."""
     given: dict = {}
     for item in params.split_items(text):
         key, eq, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if not eq or not key or not value:
-            raise UserError(f"{flag} '{item}': expected NAME=VALUE, as in {flag} target=sm_80")
-        params.merge(given, key, value, flag)
+            raise UserError(f"{side} '{item}': expected NAME=VALUE, as in target=sm_80", param=side)
+        params.merge(given, key, value, side)
     text = ",".join(f"{k}={v}" for k, v in given.items())
     # The kernel first: the other names are checked against the kernel this side compiles.
     spec = registry.load(given["kernel"]) if "kernel" in given else base.spec
@@ -55,7 +56,7 @@ def parse_variant(text: str, base, flag: str = "--a"):
         if key in ("target", "dtype"):
             changes[key] = value
             continue
-        number = params.parse_assignments(f"{key}={value}", flag, strings=key not in ("num_warps", "num_stages"))[key]
+        number = params.parse_assignments(f"{key}={value}", side, strings=key not in ("num_warps", "num_stages"))[key]
         if key in ("num_warps", "num_stages"):
             changes[key] = number
         elif key in meta_names:
@@ -63,8 +64,8 @@ def parse_variant(text: str, base, flag: str = "--a"):
         elif key in dims:
             changes["shape"][key] = number
         else:
-            raise UserError(f"{flag} {key}: not one of {', '.join(VARIANT_KEYS)}, a meta-parameter of {spec.name} "
-                            f"({', '.join(meta_names) or 'none'}) or a dimension ({', '.join(dims)})")
+            raise UserError(f"{side} {key}: not one of {', '.join(VARIANT_KEYS)}, a meta-parameter of {spec.name} "
+                            f"({', '.join(meta_names) or 'none'}) or a dimension ({', '.join(dims)})", param=side)
     return base.changed(**changes), text
 
 
@@ -118,12 +119,12 @@ def compare(base, a: str | tuple, b: str | tuple, stage: str | None = None, raw:
     share, when one side is NVIDIA and the other AMD.
     """
     if not split_items(a) and not split_items(b):
-        raise UserError("say what differs: --a and --b, e.g. --a target=sm_80 --b target=sm_90")
+        raise UserError("say what differs: `a` and `b`, e.g. `a` target=sm_80 `b` target=sm_90")
     if context < 0:
-        raise UserError(f"--context {context}: must be 0 or more lines")
+        raise UserError(f"context {context}: must be 0 or more lines", param="context")
     if stage is not None and is_binary(stage):
         raise UserError(f"{stage} is a binary; diff sass (NVIDIA) or amdgcn (AMD) instead")
-    variants = [parse_variant(a, base, "--a"), parse_variant(b, base, "--b")]
+    variants = [parse_variant(a, base, "a"), parse_variant(b, base, "b")]
     for request, _ in variants:
         registry.check_one_gpu(request.spec, [request.target.label])
     if stage is None:

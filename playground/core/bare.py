@@ -26,14 +26,14 @@ def parse(text: str) -> dict:
     for item in split_top_level(text):
         name, eq, value = (part.strip() for part in item.partition("="))
         if not eq or not name or not value:
-            raise UserError(f"--args '{item}': expected NAME=VALUE, as in x=fp32[1024] or n=1024")
+            raise UserError(f"args '{item}': expected NAME=VALUE, as in x=fp32[1024] or n=1024", param="args")
         if name in out:
-            raise UserError(f"--args {name}: given twice")
+            raise UserError(f"args {name}: given twice", param="args")
         if name == "grid":
             try:
                 out[name] = tuple(int(g) for g in value.lower().split("x"))
             except ValueError:
-                raise UserError(f"--args grid={value}: expected N, NxM or NxMxK") from None
+                raise UserError(f"args grid={value}: expected N, NxM or NxMxK", param="args") from None
             continue
         tensor = _TENSOR.match(value)
         if tensor:
@@ -42,7 +42,7 @@ def parse(text: str) -> dict:
             shape = tuple(int(d) for d in dims.split(",") if d.strip())
             out[name] = ("tensor", dtype, shape, int(offset or 0))
         else:
-            out[name] = ("value", parse_value(value, f"--args {name}"))
+            out[name] = ("value", parse_value(value, f"args {name}", param="args"))
     return out
 
 
@@ -66,16 +66,16 @@ def spec_for(kernel, name: str, source_path: str, args_text: str) -> KernelSpec:
     names = [p.name for p in params]
     unknown = [n for n in given if n not in names]
     if unknown:
-        raise UserError(f"--args {unknown[0]}: {name} has no parameter of that name; it has {', '.join(names)}")
+        raise UserError(f"args {unknown[0]}: {name} has no parameter of that name; it has {', '.join(names)}", param="args")
     runtime = [p for p in params if not p.is_constexpr]
     missing = [p.name for p in runtime if p.name not in given and not p.has_default]
     if missing:
-        raise UserError(f"--args: {name} needs {', '.join(missing)} (e.g. {missing[0]}=fp32[1024] or "
-                        f"{missing[0]}=1024)")
+        raise UserError(f"args: {name} needs {', '.join(missing)} (e.g. {missing[0]}=fp32[1024] or "
+                        f"{missing[0]}=1024)", param="args")
     for p in params:
         kind = given.get(p.name, ("value",))[0]
         if p.is_constexpr and kind == "tensor":
-            raise UserError(f"--args {p.name}: a constexpr takes a value, not a tensor")
+            raise UserError(f"args {p.name}: a constexpr takes a value, not a tensor", param="args")
     meta = {p.name: given[p.name][1] for p in params if p.is_constexpr and p.name in given}
     last = max((i for i, p in enumerate(params) if not p.is_constexpr and p.name in given), default=-1)
     positional = params[:last + 1]

@@ -352,7 +352,7 @@ def with_num_sms(device: Device, n: int | None) -> Device:
     if n is None or n == device.num_sms:
         return device
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise UserError(f"--num-sms {n}: must be a positive integer")
+        raise UserError(f"num_sms {n}: must be a positive integer", param="num_sms")
     scale = n / device.num_sms
     unit = device.sm_unit + "s"
     memory = {}

@@ -49,7 +49,7 @@ def get(name: str) -> DType:
     try:
         return DTYPES[name]
     except KeyError:
-        raise UserError(f"--dtype {name}: unknown dtype; known: {', '.join(DTYPES)}") from None
+        raise UserError(f"dtype {name}: unknown dtype; known: {', '.join(DTYPES)}", param="dtype") from None
 
 
 def size(name: str) -> int:

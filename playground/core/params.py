@@ -9,21 +9,22 @@ from . import dtypes
 from .spec import KernelSpec
 
 
-def parse_assignments(text: str | Iterable[str] | None, flag: str, strings: bool = False) -> dict:
+def parse_assignments(text: str | Iterable[str] | None, name: str, strings: bool = False) -> dict:
     """'A=1,B=2' -> {'A': 1, 'B': 2}; values are ints, floats, or True/False (and, with `strings`,
     any other word as a string: a string or dtype constexpr, `ACTIVATION=leaky_relu`, `OUT_DTYPE=fp16`).
 
     An option given several times (`--shape M=128 --shape N=64`) arrives as a tuple of strings
-    and merges; a name given twice with different values is an error, not a silent override.
+    and merges; a name given twice with different values is an error, not a silent override. `name`: the
+    parameter the text is for (meta, shape), which an error names first.
     """
     result = {}
     for item in split_items(text):
         key, eq, raw = item.partition("=")
         key, raw = key.strip(), raw.strip()
         if not eq or not key or not raw:
-            example = _EXAMPLES.get(flag.lstrip("-"), "BLOCK_SIZE=1024")
-            raise UserError(f"{flag} '{item}': expected NAME=VALUE, as in {flag} {example}")
-        merge(result, key, parse_value(raw, f"{flag} {key}", strings), flag)
+            example = _EXAMPLES.get(name, "BLOCK_SIZE=1024")
+            raise UserError(f"{name} '{item}': expected NAME=VALUE, as in `{name}` {example}", param=name)
+        merge(result, key, parse_value(raw, f"{name} {key}", strings, param=name), name)
     return result
 
 
@@ -50,23 +51,23 @@ def split_top_level(text: str) -> list[str]:
     return [i for i in [*items, current.strip()] if i]
 
 
-def merge(into: dict, key: str, value, flag: str) -> None:
-    """Set into[key] = value; the same key twice must agree."""
+def merge(into: dict, key: str, value, name: str) -> None:
+    """Set into[key] = value; the same key twice must agree. `name`: the parameter (meta, shape)."""
     if key in into and into[key] != value:
-        raise UserError(f"{flag} {key}: given twice, as {into[key]} and {value}; say it once")
+        raise UserError(f"{name} {key}: given twice, as {into[key]} and {value}; say it once", param=name)
     into[key] = value
 
 
-def doubling(text: str, what: str) -> list[int]:
+def doubling(text: str, what: str, param: str | None = None) -> list[int]:
     """`A..B`, the one range grammar of every command: A, 2A, 4A, ... up to B (`32..128` is 32, 64,
     128; `100..800` is 100, 200, 400, 800)."""
     low, _, high = text.partition("..")
     try:
         low, high = int(low), int(high)
     except ValueError:
-        raise UserError(f"{what}={text}: a range is two integers, A..B") from None
+        raise UserError(f"{what}={text}: a range is two integers, A..B", param=param) from None
     if low < 1 or high < low:
-        raise UserError(f"{what}={text}: a range runs from a positive A up to B >= A")
+        raise UserError(f"{what}={text}: a range runs from a positive A up to B >= A", param=param)
     out = []
     while low <= high:
         out.append(low)
@@ -74,7 +75,7 @@ def doubling(text: str, what: str) -> list[int]:
     return out
 
 
-def parse_value(raw: str, what: str, strings: bool = False):
+def parse_value(raw: str, what: str, strings: bool = False, param: str | None = None):
     if raw in ("True", "true", "False", "false"):
         return raw.lower() == "true"
     for convert in (int, float):
@@ -84,7 +85,7 @@ def parse_value(raw: str, what: str, strings: bool = False):
             pass
     if strings and raw.replace("_", "").replace(".", "").isalnum():
         return raw
-    raise UserError(f"{what}={raw}: not a number")
+    raise UserError(f"{what}={raw}: not a number", param=param)
 
 
 # Backend options a launch or an autotune Config sets beside the meta-parameters
@@ -101,18 +102,18 @@ def check_meta(spec: KernelSpec, meta: dict) -> dict:
     for key, value in meta.items():
         if key in LAUNCH_OPTIONS and key not in known:
             if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise UserError(f"--meta {key}={value}: a backend option, expected a whole number")
+                raise UserError(f"meta {key}={value}: a backend option, expected a whole number", param="meta")
             continue
         if key in ("num_warps", "num_stages") and key not in known:
-            raise UserError(f"--meta {key}: a launch setting, not a meta-parameter: use --{key.replace('_', '-')} {value}")
+            raise UserError(f"meta {key}: a launch setting, not a meta-parameter: use `{key}` {value}", param="meta")
         if key not in known:
-            raise UserError(f"--meta {key}: {spec.name} has no meta-parameter of that name{_near(key, known)}")
+            raise UserError(f"meta {key}: {spec.name} has no meta-parameter of that name{_near(key, known)}", param="meta")
         if isinstance(value, str):
             meta[key] = value = _string_constexpr(spec, key, value)
         if isinstance(value, bool) != isinstance(spec.meta.get(key, value), bool):
-            raise UserError(f"--meta {key}={value}: expected {type(spec.meta[key]).__name__}")
+            raise UserError(f"meta {key}={value}: expected {type(spec.meta[key]).__name__}", param="meta")
         if key.startswith("BLOCK") and not _power_of_two(value):
-            raise UserError(f"--meta {key}={value}: block sizes feed tl.arange, which needs a power of two")
+            raise UserError(f"meta {key}={value}: block sizes feed tl.arange, which needs a power of two", param="meta")
     return meta
 
 
@@ -122,11 +123,11 @@ def check_shape(spec: KernelSpec, shape: dict) -> dict:
         if key not in dims:
             close = difflib.get_close_matches(key, dims, n=2, cutoff=0.4)
             near = f"; did you mean {' or '.join(close)}?" if close else ""
-            raise UserError(f"--shape {key}: {spec.name} has dimensions {', '.join(dims)}{near}")
+            raise UserError(f"shape {key}: {spec.name} has dimensions {', '.join(dims)}{near}", param="shape")
         if isinstance(value, float) and value.is_integer() and value >= 1:     # 1e6 parses as a float
-            raise UserError(f"--shape {key}: sizes are positive integers; write {key}={int(value)}")
+            raise UserError(f"shape {key}: sizes are positive integers; write {key}={int(value)}", param="shape")
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise UserError(f"--shape {key}={value}: sizes are positive integers")
+            raise UserError(f"shape {key}={value}: sizes are positive integers", param="shape")
     return {**spec.default_shape, **shape}
 
 
@@ -135,7 +136,7 @@ def check_dtype(spec: KernelSpec, dtype: str | None) -> str:
         return spec.dtype
     dtypes.get(dtype)          # an unknown name is one line naming the known ones
     if dtype not in spec.dtypes:
-        raise UserError(f"--dtype {dtype}: {spec.name} supports {', '.join(spec.dtypes)}")
+        raise UserError(f"dtype {dtype}: {spec.name} supports {', '.join(spec.dtypes)}", param="dtype")
     return dtype
 
 
@@ -163,9 +164,9 @@ def _string_constexpr(spec: KernelSpec, key: str, value: str):
             return getattr(tl, dtypes.DTYPES[value].triton)
         if isinstance(getattr(tl, value, None), tl.dtype):
             return getattr(tl, value)
-        raise UserError(f"--meta {key}={value}: not a dtype; known: {', '.join(dtypes.DTYPES)}")
+        raise UserError(f"meta {key}={value}: not a dtype; known: {', '.join(dtypes.DTYPES)}", param="meta")
     if default is not None and not isinstance(default, str):
-        raise UserError(f"--meta {key}={value}: expected {type(default).__name__}")
+        raise UserError(f"meta {key}={value}: expected {type(default).__name__}", param="meta")
     return value
 
 

@@ -71,7 +71,7 @@ def load(ref: str, target: str | None = None, args: str | None = None) -> Kernel
     if path:
         return _from_file(path, name, target, args)
     if args:
-        raise UserError(f"--args is for a bare kernel in a file (file.py:kernel); {name} has a spec")
+        raise UserError(f"args is for a bare kernel in a file (file.py:kernel); {name} has a spec", param="args")
     if name not in kernel_names():
         raise UserError(f"unknown kernel '{name}'{_suggest(name, kernel_names())}")
     module = importlib.import_module(f"kernels.{name}")
@@ -149,15 +149,15 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
     by_name = {s.name: s for s in specs.values()} | specs
     if args:
         if not name or not _is_bare_kernel(namespace.get(name)):
-            raise UserError(f"--args needs a bare kernel: {path}:NAME, NAME a @triton.jit (or autotune / "
-                            f"heuristics) function; kernels there: {', '.join(_bare_kernels(namespace)) or 'none'}")
+            raise UserError(f"args needs a bare kernel: {path}:NAME, NAME a @triton.jit (or autotune / "
+                            f"heuristics) function; kernels there: {', '.join(_bare_kernels(namespace)) or 'none'}", param="args")
         from .bare import spec_for
         return spec_for(namespace[name], name, str(file.resolve()), args)
     if name:
         if name not in by_name:
             if _is_bare_kernel(namespace.get(name)):
                 raise UserError(f"{path}:{name} is a @triton.jit function with no KernelSpec; pass its arguments "
-                                f"(--args 'x=fp32[1024], n=1024, BLOCK=256') or describe it with "
+                                f"(`args` 'x=fp32[1024], n=1024, BLOCK=256') or describe it with "
                                 f"`SPEC = KernelSpec(...)` as in kernels/vector_add.py")
             raise UserError(f"{path} has no kernel spec named '{name}'"
                             f"{_suggest(name, sorted({s.name for s in specs.values()}))}")

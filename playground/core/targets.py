@@ -72,7 +72,7 @@ def resolve(name: str | None) -> Target:
     if name in (None, "native"):
         return native() or TARGETS[DEFAULT]
     if not name.strip():
-        raise UserError(f"--target is empty; known targets: {known()}")
+        raise UserError(f"target is empty; known targets: {known()}", param="target")
     key = name.strip().lower().replace("sm", "sm_").replace("sm__", "sm_") if name.lower().startswith("sm") else name.lower()
     if key in TARGETS:
         return TARGETS[key]

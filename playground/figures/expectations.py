@@ -55,26 +55,26 @@ class Outcome:
 def parse(text: str, stages: tuple[str, ...]) -> Expectation:
     m = _FORM.match(text)
     if not m:
-        raise UserError(f"--expect '{text}': expected FIGURE OP NUMBER, as in --expect 'registers <= 128' "
-                        f"or --expect 'sass:HGMMA >= 4'")
+        raise UserError(f"expect '{text}': expected FIGURE OP NUMBER, as in `expect` 'registers <= 128' "
+                        f"or `expect` 'sass:HGMMA >= 4'", param="expect")
     figure, rhs = m["lhs"], m["rhs"]
     try:
         value = float(rhs[:-1]) / 100 if rhs.endswith("%") else float(rhs)
     except ValueError:
-        raise UserError(f"--expect '{text}': {rhs} is not a number") from None
+        raise UserError(f"expect '{text}': {rhs} is not a number", param="expect") from None
     stage, colon, pattern = figure.partition(":")
     if colon:
         if stage not in stages:
-            raise UserError(f"--expect '{text}': no stage '{stage}' for this target; it has {', '.join(stages)}")
+            raise UserError(f"expect '{text}': no stage '{stage}' for this target; it has {', '.join(stages)}", param="expect")
         try:
             re.compile(pattern)
         except re.error as e:
-            raise UserError(f"--expect '{text}': not a regular expression: {e}") from None
+            raise UserError(f"expect '{text}': not a regular expression: {e}", param="expect") from None
     elif figure in _FRACTIONS and not rhs.endswith("%") and value > 1:
-        raise UserError(f"--expect '{text}': {figure} is a fraction; write {rhs}% or {value / 100:g}")
+        raise UserError(f"expect '{text}': {figure} is a fraction; write {rhs}% or {value / 100:g}", param="expect")
     elif figure not in FIGURES:
-        raise UserError(f"--expect '{text}': unknown figure '{figure}'; use one of {', '.join(FIGURES)}, "
-                        f"or STAGE:REGEX to count lines")
+        raise UserError(f"expect '{text}': unknown figure '{figure}'; use one of {', '.join(FIGURES)}, "
+                        f"or STAGE:REGEX to count lines", param="expect")
     return Expectation(text.strip(), figure, m["op"], value)
 
 
@@ -93,7 +93,7 @@ def figure(c, name: str) -> float:
         return r.shared_total
     occ = occupancy.of(c)
     if name in ("waves", "last_wave") and occ.waves is None:
-        raise UserError(f"--expect {name}: the spec's grid gives no CTA count at this shape")
+        raise UserError(f"expect {name}: the spec's grid gives no CTA count at this shape", param="expect")
     return {"occupancy": occ.occupancy, "blocks_per_sm": occ.active_blocks_per_sm, "waves": occ.waves,
             "last_wave": occ.last_wave_fill}[name]
 

@@ -124,7 +124,7 @@ def lines(launch: Launch, compiled=None, show_map: bool = False) -> list[str]:
         picture = wave_map(compiled.spec, launch.shape, launch.meta, launch.ctas_per_wave,
                            device=device_of(compiled))
         if not picture:
-            raise UserError("--map draws 2-D tile grids; this launch's tiles are "
-                            f"{launch.tile_dims}-D")
+            raise UserError("map draws 2-D tile grids; this launch's tiles are "
+                            f"{launch.tile_dims}-D", param="map")
         out += [""] + picture
     return out

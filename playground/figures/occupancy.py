@@ -118,16 +118,16 @@ def _check(device, threads, regs, smem, grid, sgprs) -> None:
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
             raise UserError(f"--{name} {value}: must be a non-negative integer")
     if threads < 1:
-        raise UserError("--threads 0: a block has at least one thread")
+        raise UserError("threads 0: a block has at least one thread", param="threads")
     if threads > device.max_threads_per_block:
-        raise UserError(f"--threads {threads}: {device.target} allows at most {device.max_threads_per_block} "
-                        f"threads per block")
+        raise UserError(f"threads {threads}: {device.target} allows at most {device.max_threads_per_block} "
+                        f"threads per block", param="threads")
     if grid is not None and grid < 1:
-        raise UserError("--grid 0: a launch has at least one CTA")
+        raise UserError("grid 0: a launch has at least one CTA", param="grid")
     if sgprs is not None and device.is_nvidia:
-        raise UserError(f"--sgprs {sgprs}: scalar registers are AMD's; {device.target} has none")
+        raise UserError(f"sgprs {sgprs}: scalar registers are AMD's; {device.target} has none", param="sgprs")
     if sgprs is not None and device.sgprs_per_simd and sgprs > device.sgprs_per_simd:
-        raise UserError(f"--sgprs {sgprs}: a {device.target} SIMD has {device.sgprs_per_simd} SGPRs in all")
+        raise UserError(f"sgprs {sgprs}: a {device.target} SIMD has {device.sgprs_per_simd} SGPRs in all", param="sgprs")
 
 
 def _finish(device, threads, warps, regs, smem, allocated, by: dict, reasons: list[str], **extra) -> Occupancy:

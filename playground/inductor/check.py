@@ -56,7 +56,7 @@ def run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, shapes
     tgt = plannable_target(target)
     used = shapes_to_run or (shapes if real_device else run_shapes(shapes))    # a GPU runs the real shapes
     if set(used) != set(shapes):
-        raise UserError(f"--run-shape: name the same tensors as --shape ({', '.join(shapes)})")
+        raise UserError(f"run_shape: name the same tensors as `shape` ({', '.join(shapes)})", param="run_shape")
     try:
         answer = ask_child({"expr": expr, "shapes": used, "torch_dtype": dtypes.get(dtype).torch,
                             "target": tgt.label, "run": True, "dtype": dtype, "seed": seed,
@@ -64,7 +64,7 @@ def run(expr: str, shapes: dict[str, list[int]], dtype: str, target: str, shapes
     except UserError as e:
         if used == shapes:
             raise
-        raise UserError(f"{e} (at --run's scaled-down shapes {shapes_text(used)}; give others with --run-shape)") \
+        raise UserError(f"{e} (at `run`'s scaled-down shapes {shapes_text(used)}; give others with `run_shape`)") \
             from None
     made = read(answer["wrapper"], expr, used, dtype, tgt, "", answer["torch"])
     found = answer["check"]

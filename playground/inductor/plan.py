@@ -97,15 +97,15 @@ def parse_shapes(items) -> dict[str, list[int]]:
         name, eq, dims = item.partition("=")
         name = name.strip()
         if not eq or not name.isidentifier():
-            raise UserError(f"--shape '{item}': expected NAME=AxB, as in --shape a=4096x4096")
+            raise UserError(f"shape '{item}': expected NAME=AxB, as in `shape` a=4096x4096", param="shape")
         try:
             shapes[name] = [int(d) for d in dims.lower().split("x")]
         except ValueError:
-            raise UserError(f"--shape {item}: dimensions are integers joined by x, as in 4096x4096") from None
+            raise UserError(f"shape {item}: dimensions are integers joined by x, as in 4096x4096", param="shape") from None
         if any(d < 1 for d in shapes[name]):
-            raise UserError(f"--shape {item}: dimensions are positive")
+            raise UserError(f"shape {item}: dimensions are positive", param="shape")
     if not shapes:
-        raise UserError("--shape: name the expression's tensors and their shapes, as in --shape a=4096x4096")
+        raise UserError("shape: name the expression's tensors and their shapes, as in `shape` a=4096x4096", param="shape")
     return shapes
 
 

@@ -111,7 +111,7 @@ def _triton_version() -> str:
 
 def stage_text(c: Compiled, stage: str) -> str:
     if stage_table.is_binary(stage):
-        raise UserError(f"{stage} is a binary; write it with --out DIR, or read it as "
+        raise UserError(f"{stage} is a binary; write it with `out` DIR, or read it as "
                         f"{'sass' if stage == 'cubin' else 'amdgcn'}")
     return c.stage(stage)
 
@@ -120,7 +120,7 @@ def interleaved_text(c: Compiled, stage: str, color: bool = False) -> str:
     """Each Python line of the kernel, then the stage's lines generated from it."""
     mappable = [s for s in stage_table.textual(c.target.stages) if stage_table.STAGES[s].language != "python"]
     if stage not in mappable:
-        raise UserError(f"--interleave maps a compiled stage to the Python source; pick one of {', '.join(mappable)}")
+        raise UserError(f"interleave maps a compiled stage to the Python source; pick one of {', '.join(mappable)}", param="interleave")
     text = disasm.sass_with_line_info(c) if stage == "sass" else c.stage(stage)
     file, first, last = sourcemap.kernel_lines(c.spec.kernel)
     out = []
@@ -173,7 +173,7 @@ def write_out(c: Compiled, directory: str, stages: list[str], force: bool = Fals
     """
     out = Path(directory)
     if out.exists() and not out.is_dir():
-        raise UserError(f"--out {directory}: exists and is not a directory")
+        raise UserError(f"out {directory}: exists and is not a directory", param="out")
     manifest_path = out / MANIFEST
     try:
         manifest = json.loads(manifest_path.read_text()) if manifest_path.exists() else {}
@@ -185,8 +185,8 @@ def write_out(c: Compiled, directory: str, stages: list[str], force: bool = Fals
         foreign = [name for name in files if (out / name).exists()
                    and manifest.get(name) != _digest((out / name).read_bytes())]
         if foreign:
-            raise UserError(f"--out {directory}: would overwrite {', '.join(foreign)}, which playground did not "
-                            f"write (or which changed since); use --force to replace")
+            raise UserError(f"out {directory}: would overwrite {', '.join(foreign)}, which playground did not "
+                            f"write (or which changed since); use `force` to replace", param="out")
     written = []
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -197,7 +197,7 @@ def write_out(c: Compiled, directory: str, stages: list[str], force: bool = Fals
             written.append(out / name)
         manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
     except OSError as e:     # read-only, full, no permission: the user's directory, so bad input
-        raise UserError(f"--out {directory}: cannot write {e.filename or directory}: {e.strerror or e}") from e
+        raise UserError(f"out {directory}: cannot write {e.filename or directory}: {e.strerror or e}", param="out") from e
     return written
 
 

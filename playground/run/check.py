@@ -303,7 +303,7 @@ def cases_for(spec: KernelSpec, quick: bool = False) -> list[dict]:
         dims = ", ".join(f"{k}={v}" for k, v in default.items())
         raise UserError(f"{spec.name} has no cases, and its default shape ({dims}) holds "
                         f"{case_elements(spec, default):,} elements, more than the {FALLBACK_MAX_ELEMENTS:,} "
-                        f"the interpreter is given by default; pass --shape, or give the spec `cases=`")
+                        f"the interpreter is given by default; pass `shape`, or give the spec `cases=`")
     return [default]
 
 
@@ -320,10 +320,10 @@ def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = 
     sanitizers watch the interpreter ("sanitizers"); () is the plain check alone.
     """
     if timeout is not None and timeout <= 0:
-        raise UserError(f"--timeout {timeout:g}: must be a positive number of seconds")
+        raise UserError(f"timeout {timeout:g}: must be a positive number of seconds", param="timeout")
     runner.require_torch("check")
     if shape and all_kernels:
-        raise UserError("--shape needs one kernel, not --all")
+        raise UserError("shape needs one kernel, not `all`", param="shape")
     interpreting = worker.mode(interpreter) == worker.INTERPRETER
     fixed_config = bool(meta) or num_warps is not None or num_stages is not None
     plan = []
@@ -331,7 +331,7 @@ def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = 
         if dtype is not None and dtype not in spec.dtypes:
             if all_kernels:
                 continue
-            raise UserError(f"--dtype {dtype}: {spec.name} supports {', '.join(spec.dtypes)}")
+            raise UserError(f"dtype {dtype}: {spec.name} supports {', '.join(spec.dtypes)}", param="dtype")
         cases = [dict(shape)] if shape else cases_for(spec, quick)
         dts = [dtype] if dtype else list(spec.dtypes)
         plan += [(spec, case, dt, variants.PLAIN) for case in cases for dt in dts]
@@ -341,7 +341,7 @@ def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = 
         plan += [(spec, case, dt, v) for case, dt, v in
                  variants.extra(spec, probe, dts, set(kinds), fixed_config, quick, seed, extra_cases)]
     if not plan:
-        raise UserError(f"no kernel supports --dtype {dtype}")
+        raise UserError(f"no kernel supports `dtype` {dtype}")
     results = []
     for spec, case, dt, variant in plan:
         results.append(check_case(spec, case, dt, meta, num_warps, num_stages, seed, interpreter,

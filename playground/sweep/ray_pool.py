@@ -35,13 +35,13 @@ DIED = ("WorkerCrashedError", "NodeDiedError", "LocalRayletDiedError", "OutOfMem
 def check(address: str):
     """Ray, for a well-formed address; or the one-line UserError that says what is wrong (how to install it)."""
     if not address.strip():
-        raise UserError("--ray: name an address: local, auto or a cluster's (ray://HOST:10001, HOST:6379)")
+        raise UserError("ray: name an address: local, auto or a cluster's (ray://HOST:10001, HOST:6379)", param="ray")
     if address not in ("local", "auto"):
         _host_port(address)
     try:
         import ray
     except ImportError:
-        raise UserError(f"--ray needs Ray, which is not installed: {INSTALL}") from None
+        raise UserError(f"ray needs Ray, which is not installed: {INSTALL}", param="ray") from None
     return ray
 
 
@@ -53,7 +53,7 @@ def _host_port(address: str) -> tuple[str, int]:
     rest = address.removeprefix("ray://")
     host, _, port = rest.rpartition(":")
     if not host or not port.isdigit():
-        raise UserError(f"--ray {address}: not an address: local, auto, ray://HOST:10001 or HOST:6379")
+        raise UserError(f"ray {address}: not an address: local, auto, ray://HOST:10001 or HOST:6379", param="ray")
     return host.strip("[]"), int(port)
 
 
@@ -73,8 +73,8 @@ def _probe(address: str, given: str) -> None:
     except OSError as e:
         why = e.strerror or type(e).__name__.replace("Error", " error").lower()
         via = " (RAY_ADDRESS)" if given != address else ""
-        raise UserError(f"--ray {given}: no Ray cluster answers at {host}:{port}{via} ({why.lower()}); start "
-                        f"one with `ray start --head`, or use --ray local") from None
+        raise UserError(f"ray {given}: no Ray cluster answers at {host}:{port}{via} ({why.lower()}); start "
+                        f"one with `ray start --head`, or use `ray` local", param="ray") from None
 
 
 def _token_auth(ray) -> None:
@@ -213,9 +213,9 @@ def _started(ray, address: str, options: dict):
         if not isinstance(e, Exception):
             raise
         if address == "auto" and "Could not find any running Ray instance" in str(e):
-            raise UserError("--ray auto: no running Ray cluster on this machine; start one with `ray start "
-                            "--head`, or use --ray local") from None
-        raise UserError(f"--ray {address}: Ray did not start: {rows.one_line(e)}") from None
+            raise UserError("ray auto: no running Ray cluster on this machine; start one with `ray start "
+                            "--head`, or use `ray` local", param="ray") from None
+        raise UserError(f"ray {address}: Ray did not start: {rows.one_line(e)}", param="ray") from None
     finally:
         _restore_auth_mode(auth_mode)      # read while connecting only
         if no_handler is not None:

@@ -25,15 +25,15 @@ def parse_ranges(items: list[str] | tuple[str, ...] | str | None) -> dict[str, l
         for part in item.replace(";", " ").split():
             name, eq, values = part.partition("=")
             if not eq or not name or not values.strip(","):
-                raise UserError(f"--meta '{part}': expected NAME=V1,V2,..., as in --meta BLOCK_SIZE_M=64,128")
+                raise UserError(f"meta '{part}': expected NAME=V1,V2,..., as in `meta` BLOCK_SIZE_M=64,128", param="meta")
             listed = []
             for value in filter(None, values.split(",")):
                 if ".." in value:
-                    listed += params.doubling(value, f"--meta {name}")
+                    listed += params.doubling(value, f"meta {name}", param="meta")
                 else:
-                    listed.append(params.parse_assignments(f"{name}={value}", "--meta", strings=True)[name])
+                    listed.append(params.parse_assignments(f"{name}={value}", "meta", strings=True)[name])
             if name in ranges and ranges[name] != listed:
-                raise UserError(f"--meta {name}: given twice, as {ranges[name]} and {listed}; say it once")
+                raise UserError(f"meta {name}: given twice, as {ranges[name]} and {listed}; say it once", param="meta")
             ranges[name] = listed
     return ranges
 
@@ -49,8 +49,8 @@ def space(spec, ranges: dict[str, list] | None = None, shape: dict | None = None
         known = [p.name for p in spec.kernel.params if p.is_constexpr]
         for name in ranges:
             if name not in known and name not in LAUNCH_KEYS and name not in params.LAUNCH_OPTIONS:
-                raise UserError(f"--meta {name}: not a meta-parameter of {spec.name} ({', '.join(known)}), "
-                                f"num_warps, num_stages nor a backend option ({', '.join(params.LAUNCH_OPTIONS)})")
+                raise UserError(f"meta {name}: not a meta-parameter of {spec.name} ({', '.join(known)}), "
+                                f"num_warps, num_stages nor a backend option ({', '.join(params.LAUNCH_OPTIONS)})", param="meta")
         names = list(ranges)
         return [dict(zip(names, values)) for values in itertools.product(*ranges.values())]
     if spec.autotuner is not None and spec.configs == [config_dict(c) for c in spec.autotuner.configs]:

@@ -80,9 +80,9 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
     jobs_given = jobs is not None
     jobs = jobs if jobs_given else _cpus()
     if jobs < 1:
-        raise UserError(f"--jobs {jobs}: must be at least 1")
+        raise UserError(f"jobs {jobs}: must be at least 1", param="jobs")
     if timeout is not None and timeout <= 0:
-        raise UserError(f"--timeout {timeout:g}: must be a positive number of seconds")
+        raise UserError(f"timeout {timeout:g}: must be a positive number of seconds", param="timeout")
     shape = params.check_shape(spec, shape or {})
     dtype = params.check_dtype(spec, dtype)
     # an autotuner's pruning may depend on the device its args see: each target's space is its own

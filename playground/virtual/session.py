@@ -42,8 +42,8 @@ def run_script(script: str, args: list[str], target: str | None, execute: bool =
         raise UserError(f"no such script: {script}")
     target_name = targets.resolve(target).label if target else None
     if target_name is None and not execute:
-        raise UserError("--no-exec runs no kernel on a virtual GPU; without --target the script runs on this GPU: "
-                        "name a target (--target sm_90) to capture without running")
+        raise UserError("no_exec runs no kernel on a virtual GPU; without `target` the script runs on this GPU: "
+                        "name a target (`target` sm_90) to capture without running", param="no_exec")
     from ..lifecycle import child_env, run_child
     # the JIT must compile for the target (the capture interprets): no TRITON_INTERPRET in the child
     code, trace, _ = run_child("playground.virtual.child", {"target": target_name, "execute": execute,

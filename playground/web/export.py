@@ -23,13 +23,13 @@ def write_html(c, file: str, stages: list[str] | None = None, force: bool = Fals
     """Write the page; an existing file is replaced only with `force` (nothing the user wrote is lost)."""
     path = Path(file)
     if path.exists() and not force:
-        raise UserError(f"--html {file}: exists; use --force to replace it")
+        raise UserError(f"html {file}: exists; use `force` to replace it", param="html")
     if path.is_dir():
-        raise UserError(f"--html {file}: is a directory")
+        raise UserError(f"html {file}: is a directory", param="html")
     from ..files import write_atomically
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, html(c, stages))
     except OSError as e:
-        raise UserError(f"--html {file}: cannot write: {e.strerror or e}") from None
+        raise UserError(f"html {file}: cannot write: {e.strerror or e}", param="html") from None
     return path
