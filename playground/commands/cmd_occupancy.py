@@ -40,9 +40,9 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
         missing = [k for k in ("--arch", "--threads", "--regs", "--smem") if calculator[k] is None]
         if missing:
             raise UserError(f"give a KERNEL, or --arch, --threads, --regs and --smem (missing {', '.join(missing)})")
-        occ = occupancy.question(arch, *(occupancy.parse_count(k, calculator[k]) for k in
+        occ = occupancy.question(arch, *(occupancy.parse_count(k.lstrip("-"), calculator[k]) for k in
                                          ("--threads", "--regs", "--smem", "--grid")), num_sms,
-                                 occupancy.parse_count("--sgprs", sgprs))
+                                 occupancy.parse_count("sgprs", sgprs))
     else:
         given = [k for k, v in calculator.items() if v is not None]
         if given:

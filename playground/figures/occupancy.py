@@ -116,7 +116,7 @@ def _check(device, threads, regs, smem, grid, sgprs) -> None:
         if value is None and name in ("grid", "sgprs"):
             continue
         if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise UserError(f"--{name} {value}: must be a non-negative integer")
+            raise UserError(f"{name} {value}: must be a non-negative integer", param=name)
     if threads < 1:
         raise UserError("threads 0: a block has at least one thread", param="threads")
     if threads > device.max_threads_per_block:
@@ -323,16 +323,17 @@ def summary(compiled) -> dict:
         return {"error": str(e)}
 
 
-def parse_count(flag: str, text) -> int | None:
-    """A non-negative integer from the command line, or one line saying what is wrong with it."""
+def parse_count(name: str, text) -> int | None:
+    """A non-negative integer from the command line, or one line saying what is wrong with it (`name`: the
+    parameter it is for, which the line names first)."""
     if text is None:
         return None
     try:
         value = int(str(text).strip())
     except ValueError:
-        raise UserError(f"{flag} {text}: not an integer") from None
+        raise UserError(f"{name} {text}: not an integer", param=name) from None
     if value < 0:
-        raise UserError(f"{flag} {text}: must not be negative")
+        raise UserError(f"{name} {text}: must not be negative", param=name)
     return value
 
 def per_sm(device, n: int) -> str:
