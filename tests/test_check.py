@@ -13,7 +13,7 @@ from conftest import invoke
 
 from playground.core import registry
 from playground.errors import UserError
-from playground.run import check, compare, runner, tolerances, worker
+from playground.run import check, closeness, runner, tolerances, worker
 from playground.run.tolerances import Tolerance
 
 BROKEN = Path(__file__).parent / "broken_kernels"
@@ -51,7 +51,7 @@ def _expected():
 
 def test_identical_outputs_pass():
     e = _expected()
-    r = compare.compare("y", e.float(), e, "fp32", TOL)
+    r = closeness.compare("y", e.float(), e, "fp32", TOL)
     assert r.ok and r.mismatches == 0 and r.max_abs == 0 and r.worst == 0 and r.total == 20
     assert r.nan_got == r.inf_got == 0 and r.expected_max == 5.0 and not r.warnings
 
@@ -62,7 +62,7 @@ def test_one_wrong_element_is_found_and_located():
     g[2, 3] += 0.5                      # e[2, 3] = 3.5: allowed 1e-3 + 1e-2 * 3.5 = 0.036
     g[1, 1] += 0.02                     # e[1, 1] = 1.75: allowed 0.0185, just under 0.02
     g[0, 0] += 0.003                    # e[0, 0] = 0.25: allowed 0.0035, so this one passes
-    r = compare.compare("y", g, e, "fp64", TOL)
+    r = closeness.compare("y", g, e, "fp64", TOL)
     assert r.mismatches == 2 and not r.ok
     assert [(m.index, m.got, m.expected) for m in r.first] == [((1, 1), 1.77, 1.75), ((2, 3), 4.0, 3.5)]
     assert r.max_abs == pytest.approx(0.5) and r.max_rel == pytest.approx(0.5 / 3.5)
@@ -72,7 +72,7 @@ def test_one_wrong_element_is_found_and_located():
 
 def test_error_within_tolerance_passes():
     e = _expected()
-    r = compare.compare("y", e * (1 + 0.009), e, "fp64", TOL)
+    r = closeness.compare("y", e * (1 + 0.009), e, "fp64", TOL)
     assert r.ok and 0.8 < r.worst < 1
 
 
@@ -82,7 +82,7 @@ def test_nan_never_written_is_told_apart_from_nan_computed():
     g[0, 0] = g[3, 4] = float("nan")
     unwritten = torch.zeros_like(g, dtype=torch.bool)
     unwritten[3, 4] = True
-    r = compare.compare("y", g, e, "fp64", TOL, unwritten)
+    r = closeness.compare("y", g, e, "fp64", TOL, unwritten)
     assert r.nan_got == 2 and r.mismatches == 2
     assert "1 element(s) never written (they still hold the NaN the output was filled with)" in r.problems
     assert "1 NaN computed where the reference has none" in r.problems
@@ -92,21 +92,21 @@ def test_inf_is_reported():
     e = _expected()
     g = e.clone()
     g[0, 1] = float("inf")
-    r = compare.compare("y", g, e, "fp64", TOL)
+    r = closeness.compare("y", g, e, "fp64", TOL)
     assert r.inf_got == 1 and "1 Inf in the output where the reference has none" in r.problems
 
 
 def test_zeros_never_pass_even_within_tolerance():
     # The reference is tiny, so every zero is within atol: only the all-zeros rule catches it.
     e = _expected() * 1e-5
-    r = compare.compare("y", torch.zeros(4, 5), e, "fp32", TOL)
+    r = closeness.compare("y", torch.zeros(4, 5), e, "fp32", TOL)
     assert r.mismatches == 0
     assert r.problems == ["wrote only zeros; the reference's largest |value| is 5e-05"]
     assert any("within atol" in w and "writes zeros" in w for w in r.warnings)
 
 
 def test_a_zero_reference_is_no_failure():
-    r = compare.compare("y", torch.zeros(3), torch.zeros(3, dtype=torch.float64), "fp16", TOL)
+    r = closeness.compare("y", torch.zeros(3), torch.zeros(3, dtype=torch.float64), "fp16", TOL)
     assert r.ok and r.warnings == ["the reference's largest |value| (0) is within atol (0.001) of zero: this case "
                                    "cannot tell a correct kernel from one that writes zeros"]
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ..core import devices, dtypes
 from ..errors import KernelFailure, UserError
 from ..figures import roofline
-from ..run import compare, runner, tolerances
+from ..run import closeness, runner, tolerances
 from .timing import Timing, gbs, tflops
 
 SPEEDUP_GUARD = 10.0          # a Triton kernel 10x faster than PyTorch's is usually a broken comparison
@@ -254,12 +254,12 @@ def _prepare(spec, config, device: str = "cuda", row=None):
 
 
 def _mismatch(spec, config, got: dict, expected: dict) -> str:
-    """The check command's comparison (run/compare.py, tolerances.for_output); "" when all outputs pass."""
+    """The check command's comparison (run/closeness.py, tolerances.for_output); "" when all outputs pass."""
     length = config.shape.get(spec.reduction_dim, 1) if spec.reduction_dim else 1
     problems = []
     for name in spec.outputs:
         dtype = spec.tensor_dtype(name, config.dtype)
-        result = compare.compare(name, got[name], expected[name], dtype,
+        result = closeness.compare(name, got[name], expected[name], dtype,
                                  tolerances.for_output(spec.name, dtype, length))
         problems += [f"{name}: {p}" for p in result.problems]
     return "; ".join(problems)

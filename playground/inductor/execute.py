@@ -100,13 +100,13 @@ def _expected(fn, tensors: list) -> list:
 
 
 def _compare_outputs(got: list, expected: list, dtype_name: str, longest: int) -> list[dict]:
-    from ..run import compare, tolerances
+    from ..run import closeness, tolerances
     from .plan import short_dtype
     outputs = []
     for n, (g, e) in enumerate(zip(got, expected)):
         out_dtype = short_dtype(str(g.dtype).removeprefix("torch."))
         tol = tolerances.for_output("fuse", out_dtype if out_dtype in tolerances.TABLE else dtype_name, longest)
-        result = compare.compare(f"output {n}", g.cpu(), e, out_dtype, tol)
+        result = closeness.compare(f"output {n}", g.cpu(), e, out_dtype, tol)
         outputs.append({"name": result.name, "shape": list(result.shape), "dtype": out_dtype, "ok": result.ok,
                         "max_abs": result.max_abs, "mismatches": result.mismatches, "total": result.total,
                         "atol": result.atol, "rtol": result.rtol, "problems": result.problems})

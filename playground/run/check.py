@@ -19,7 +19,7 @@ from ..core.spec import KernelSpec
 from ..errors import UserError
 from . import runner, tolerances, variants, worker
 from .cases import case_elements, describe_case, split_case
-from .compare import OutputCheck, at, compare
+from .closeness import OutputCheck, at, compare
 
 DEFAULT_CASE_SECONDS = 600.0          # per case in the interpreter: generous, but not forever
 # The most elements (all tensors together) a case the user did not ask for may have: 4M elements

@@ -5,7 +5,7 @@ import math
 
 from .cases import describe_case
 from .check import Report
-from .compare import OutputCheck, at
+from .closeness import OutputCheck, at
 
 _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "skip": "yellow"}
 
