@@ -56,9 +56,9 @@ def command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force,
     from .. import report
     from ..core import targets
     from ..errors import KernelFailure, UserError
-    from ..inductor import check as plan_check
+    from ..inductor import plan_check
     from ..inductor import plan as inductor_plan
-    from ..inductor import reopen
+    from ..inductor import saved_plans
     from ..inductor import text as plan_text
     refuse_overwrite(save_path, force)
     names = [t.label for t in targets.resolve_all(target or DEFAULT)]
@@ -66,10 +66,10 @@ def command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force,
     if len(names) > 1:
         if show_kernel is not None or save_path or run_check:
             raise UserError("--show-kernel, --save and --run take one --target")
-        from ..inductor import compare
+        from ..inductor import across_targets
         plans = blocking(f"Inductor planning for {', '.join(names)}", None, lambda: inductor_plan.plan_many(
             expr, shaped, dtype, names, max_autotune))
-        comparison = compare.compare(plans)
+        comparison = across_targets.compare(plans)
         return click.echo(report.to_json(comparison) if as_json else plan_text.format_comparison(comparison))
     tgt = targets.resolve(names[0])
     real_device = inductor_plan.real_device_for(target)     # this machine's GPU, no stand-ins
@@ -83,7 +83,7 @@ def command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force,
             raise UserError(f"--show-kernel {show_kernel}: the generated kernels are steps "
                             f"{', '.join(map(str, steps)) or 'none'}")
         return click.echo(steps[show_kernel].source.strip())
-    data = reopen.save(p, checked, save_path)            # fuse#N opens it until the next plan
+    data = saved_plans.save(p, checked, save_path)       # fuse#N opens it until the next plan
     if as_json:
         click.echo(report.to_json(data))
     else:

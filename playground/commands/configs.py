@@ -34,11 +34,11 @@ def _config_meta(spec, index: str) -> tuple[str, int | None, int | None]:
 
 def table(spec) -> str:
     """`--config list`: the spec's configs, numbered, and where they come from."""
-    from ..inductor import reopen
+    from ..inductor import saved_plans
     from ..text import table
     names = list(dict.fromkeys(k for c in spec.configs for k in c))
     source = "its @triton.autotune" if spec.autotuner is not None else \
-        "Inductor's heuristics for the target" if spec.loaded_from and reopen.is_plan(spec.loaded_from) else "its spec"
+        "Inductor's heuristics for the target" if spec.loaded_from and saved_plans.is_plan(spec.loaded_from) else "its spec"
     rows = [[str(i), *(str(c.get(k, "")) for k in names)] for i, c in enumerate(spec.configs)]
     return "\n".join([f"{spec.name}: {len(spec.configs)} configs, from {source}; compile one with --config N", ""]
                      + table(["config", *names], rows, align="r" * (len(names) + 1)))

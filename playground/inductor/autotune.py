@@ -1,5 +1,5 @@
 """`fuse --max-autotune`: the candidates Inductor weighs for a GEMM, ranked by a model, since no GPU is here
-to measure them (child side: installed in child.py's process only).
+to measure them (child side: installed in planner_child.py's process only).
 
 With max_autotune, Inductor lists for each GEMM the library routine (extern mm: cuBLAS) and Triton
 template configs, compiles them and times each on the GPU; the fastest is kept. Here nothing can be

@@ -6,7 +6,7 @@ table (virtual/gpu.py). Tensors are fake (FakeTensorMode), so nothing is allocat
 `torch._inductor.utils.get_code` returns the wrapper and kernels Inductor would launch. Inductor's own
 caches are off, so every plan is made fresh. For a ROCm target torch reports a ROCm build (ROCM_RELEASE). Pattern initialisation traces on the CPU (it samples
 `randperm` on the input device, which a fake CUDA device cannot run); the patterns are the same.
-Only for a child process (child.py): these patches stay for the life of the process.
+Only for a child process (planner_child.py): these patches stay for the life of the process.
 """
 from __future__ import annotations
 

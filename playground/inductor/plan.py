@@ -150,7 +150,7 @@ def plan(expr: str, shapes: dict[str, list[int]], dtype: str = "fp16", target: s
 
 
 def ask_child(settings: dict) -> dict:
-    """Run Inductor in its own process (child.py) with these settings; its answer, or one clear error.
+    """Run Inductor in its own process (planner_child.py) with these settings; its answer, or one clear error.
 
     A plan (not a --run) of an expression is kept in Triton's cache directory, keyed on the settings, the
     torch and Triton versions and playground's own code: asking again reads it back instead of starting
@@ -164,7 +164,7 @@ def ask_child(settings: dict) -> dict:
     # Inductor's own cache is thrown away. One compile thread: a plan compiles no kernel, and Inductor would
     # otherwise start a pool of worker processes, each importing torch again (about 3 s of a 12 s plan on two cores).
     with tempfile.TemporaryDirectory(prefix="playground-fuse-") as tmp:
-        code, answer, err = run_child("playground.inductor.child", settings, stdout=subprocess.DEVNULL,
+        code, answer, err = run_child("playground.inductor.planner_child", settings, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.PIPE, text=True,
                                       env=child_env(TRITON_INTERPRET=None, TORCHINDUCTOR_CACHE_DIR=tmp,
                                                     TORCHINDUCTOR_COMPILE_THREADS="1"))

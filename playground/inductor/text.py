@@ -52,7 +52,7 @@ def format_text(p: Plan, backend: str = "cuda", saved_as: str | None = None) -> 
 
 def format_comparison(c) -> str:
     """Plans for several targets: one row per launch, a column per target, then what differs and why."""
-    from .compare import device_line
+    from .across_targets import device_line
     first = c.plans[0]
     shapes = shapes_text(first.shapes)
     out = [f"{first.expr}  ({shapes}, {first.dtype}) as torch {first.torch_version}'s Inductor plans it for "

@@ -1,6 +1,6 @@
 """The process that asks Inductor for its plan (started by plan.py; the fakes stay in here).
 
-    python -m playground.inductor.child SETTINGS.json
+    python -m playground.inductor.planner_child SETTINGS.json
 
 SETTINGS: {"expr", "shapes": {name: [dims]}, "torch_dtype", "target", "out", "max_autotune"}, and for `fuse --run`
 {"run": true, "dtype", "seed"}. Writes {"wrapper": the code Inductor generated, "kernels": their configs}
