@@ -9,7 +9,7 @@ live launch: the rebuilt Request compiles to the same binary (capture.py checks 
 
 A trace file (`playground run --trace FILE`) is opened as `FILE#N`, N a variant's number in the
 launch table; `FILE` alone means variant 1. Reading the kernel back out of the script's file needs a
-virtual GPU installed, so that part is reopen.py's.
+virtual GPU installed, so that part is trace_kernels.py's.
 """
 from __future__ import annotations
 
@@ -159,7 +159,7 @@ def spec_for(source: dict, jit) -> KernelSpec:
 
 
 def request_for(source: dict, jit):
-    """The Request a captured launch compiles to; `jit` its @triton.jit function (reopen.load_kernel reads one
+    """The Request a captured launch compiles to; `jit` its @triton.jit function (trace_kernels.load_kernel reads one
     out of the script's file)."""
     from ..artefact.request import Request
     spec = spec_for(source, jit)

@@ -1,6 +1,6 @@
 """`playground run`: start the child that runs the script, relay signals, read what it captured.
 
-The script runs in its own process (child.py) so that the patches to torch and Triton never leak into
+The script runs in its own process (script_child.py) so that the patches to torch and Triton never leak into
 the caller; its stdout and stderr are the terminal's. Ctrl-C reaches the child (same process group)
 and the parent waits for it, then kills anything left (lifecycle.kill_children).
 """
@@ -46,7 +46,7 @@ def run_script(script: str, args: list[str], target: str | None, execute: bool =
                         "name a target (`target` sm_90) to capture without running", param="no_exec")
     from ..lifecycle import child_env, run_child
     # the JIT must compile for the target (the capture interprets): no TRITON_INTERPRET in the child
-    code, trace, _ = run_child("playground.virtual.child", {"target": target_name, "execute": execute,
+    code, trace, _ = run_child("playground.virtual.script_child", {"target": target_name, "execute": execute,
                                                            "script_stdout_to_stderr": quiet_stdout},
                                [str(path), *args], env=child_env(TRITON_INTERPRET=None))
     if trace is None:
@@ -60,7 +60,7 @@ _INSTALLED: dict = {}
 
 
 def install_for_running(target: str, execute: bool = True):
-    """The whole virtual GPU, for child.py: torch's side, Triton's driver, the capture."""
+    """The whole virtual GPU, for script_child.py: torch's side, Triton's driver, the capture."""
     from triton.runtime import driver
 
     from . import capture, torch_device
@@ -100,7 +100,7 @@ def install_native():
 
 
 def install_for_reading(target: str) -> None:
-    """Enough of the virtual GPU to read kernels out of a script (reopen.load_kernel): device queries
+    """Enough of the virtual GPU to read kernels out of a script (trace_kernels.load_kernel): device queries
     answer for `target` (installed once per process)."""
     if _INSTALLED.get("target") == target:
         return

@@ -1,6 +1,6 @@
 """The process that runs a script on the virtual GPU (started by session.py; never imported by the CLI).
 
-    python -m playground.virtual.child SETTINGS.json SCRIPT [ARGS...]
+    python -m playground.virtual.script_child SETTINGS.json SCRIPT [ARGS...]
 
 It installs the virtual device (torch_device.py), the stand-in driver (driver.py) and the capture
 (capture.py), or, with no target, only the capture on this machine's GPU (native.py); runs the script as
