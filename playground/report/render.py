@@ -8,15 +8,12 @@ import os
 import sys
 from pathlib import Path
 
-from ..artefact import disasm, sourcemap
 from ..artefact.compiler import Compiled
 from ..core import devices
 from ..core import stages as stage_table
 from ..errors import UserError
 from ..units import kib
-from .lexers import lexer_for
-from ..text import paint
-from ..text import short_path
+from ..text import paint, short_path
 
 
 def use_color(no_color: bool = False, stream=None) -> bool:
@@ -32,6 +29,7 @@ def highlight(text: str, stage: str, color: bool) -> str:
     from pygments import highlight as pyg_highlight
     from pygments.formatters import TerminalFormatter
 
+    from .lexers import lexer_for     # colour only: a plain stage never loads the lexers
     lexer = lexer_for(stage)
     return pyg_highlight(text, lexer, TerminalFormatter()) if lexer else text
 
@@ -118,6 +116,7 @@ def stage_text(c: Compiled, stage: str) -> str:
 
 def interleaved_text(c: Compiled, stage: str, color: bool = False) -> str:
     """Each Python line of the kernel, then the stage's lines generated from it."""
+    from ..artefact import disasm, sourcemap     # only --interleave maps lines: a plain stage does not load them
     mappable = [s for s in stage_table.textual(c.target.stages) if stage_table.STAGES[s].language != "python"]
     if stage not in mappable:
         raise UserError(f"interleave maps a compiled stage to the Python source; pick one of {', '.join(mappable)}", param="interleave")
