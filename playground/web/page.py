@@ -34,7 +34,10 @@ def embed_json(data) -> str:
 
 
 def fragment(config: dict) -> str:
-    """A self-contained <div> that mounts the explorer on itself: for a page body or a notebook cell."""
+    """A self-contained <div> that mounts the explorer on itself: for a page body or a notebook cell. The page
+    learns the stages from the stage table (view.stage_menu), so a new stage needs no change to the script."""
+    from .view import stage_menu
+    config = {**config, "stages": stage_menu()}
     root = f"pg-{secrets.token_hex(6)}"
     return (f'<div class="pg-explorer" id="{root}"></div>\n'
             f"<style>{style()}</style>\n"

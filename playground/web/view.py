@@ -30,6 +30,15 @@ def stages_of(backend: str) -> list[str]:
             if stage_table.STAGES[s].language != "python"]
 
 
+def stage_menu() -> dict:
+    """What the page offers before it has any data: each backend's first panes, and the stages `diff` compares
+    (every textual one of either backend but the Python source: NVIDIA's first panes first, the default, then
+    the rest in pipeline order)."""
+    every = [s for backend in FIRST_PANES for s in stages_of(backend)]
+    return {"first": {backend: list(panes) for backend, panes in FIRST_PANES.items()},
+            "diffable": list(dict.fromkeys([*FIRST_PANES["cuda"], *sorted(every, key=list(stage_table.STAGES).index)]))}
+
+
 def view(c, stages: list[str] | None = None, source: str | None = None, display_file: str | None = None) -> dict:
     """The page's data for `c`: source, header, figures and each stage's lines with their Python line.
 

@@ -39,6 +39,7 @@ var PlaygroundExplorer = (function () {
     this.mode = config.mode;
     this.token = config.token || "";
     this.data = config.data || null;
+    this.stageMenu = config.stages;      // view.stage_menu(): first panes per backend, the stages diff compares
     this.state = null;
     this.seq = 0;
     this.selected = null;
@@ -156,7 +157,7 @@ var PlaygroundExplorer = (function () {
   };
 
   Explorer.prototype.firstStages = function (backend) {
-    return backend === "hip" ? ["ttgir", "amdgcn"] : ["ptx", "sass"];
+    return this.stageMenu.first[backend] || [];
   };
 
   Explorer.prototype.makeControls = function (suffix) {
@@ -523,7 +524,7 @@ var PlaygroundExplorer = (function () {
     var self = this;
     this.compareControls = this.makeControls("_b");
     this.compareStage = el("select", {"aria-label": "compared stage", onchange: function () { self.compare(); }});
-    ["ptx", "sass", "ttir", "ttgir", "llir", "amdgcn"].forEach(function (s) { self.compareStage.appendChild(option(s, s.toUpperCase())); });
+    this.stageMenu.diffable.forEach(function (s) { self.compareStage.appendChild(option(s, s.toUpperCase())); });
     this.compareTable = el("table", {cls: "list"});
     this.comparePanes = [0, 1].map(function (i) {
       var pane = {byPy: {}, code: el("pre", {cls: "code"})};
