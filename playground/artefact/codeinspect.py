@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
 
 from ..text import table
-from . import lds_banks
-from .bank_conflicts import BankReport, analyse
 from .instruction_mix import mix_of
+
+if TYPE_CHECKING:     # the bank readers work on numpy arrays: imported by the read that needs them
+    from .bank_conflicts import BankReport
 
 _ALLOC = re.compile(r"(?:ttg\.local_alloc|ttg\.global_scratch_alloc)\s*:\s*\(\)\s*->\s*!ttg\.memdesc<([0-9x]+)x([a-z][a-z0-9]*)")
 _DOT_OPS = ("tt.dot ", "tt.dot_scaled ", "ttng.warp_group_dot ", "ttng.tc_gen5_mma ", "ttng.tc_gen5_mma_scaled ")
@@ -122,9 +124,10 @@ def read(compiled) -> Report:
                     has_dot=has_dot, pipeline=pipe,
                     spill_store_bytes=r.spill_store_bytes, spill_load_bytes=r.spill_load_bytes)
     if compiled.target.is_nvidia:
+        from .bank_conflicts import analyse
         report.banks = analyse(compiled.stage("ptx"), compiled.config.num_warps * 32)
-    elif compiled.target.name in lds_banks.TARGETS:
-        report.banks = lds_banks.analyse(compiled.stage("amdgcn"), compiled.config.num_warps * 64)
+    elif compiled.target.name in _lds_banks().TARGETS:
+        report.banks = _lds_banks().analyse(compiled.stage("amdgcn"), compiled.config.num_warps * 64)
     report.hints = hints(report)
     return report
 
@@ -232,3 +235,9 @@ def _detail(report: Report, key: str) -> str:
         where = "STL/LDL to local memory" if report.code == "SASS" else "registers spilled, per the amdgcn metadata"
         return f"{report.spill_store_bytes} bytes stored, {report.spill_load_bytes} bytes loaded ({where})"
     return ""
+
+
+def _lds_banks():
+    """AMD's LDS reading works on numpy arrays; the model's reads of a binary do not import numpy for it."""
+    from . import lds_banks
+    return lds_banks

@@ -17,11 +17,13 @@ from . import rows
 
 
 def _warm_worker() -> None:
-    """In each worker, once: die with the parent, and import the compile path before the first config."""
+    """In each worker, once: die with the parent, and import the compile path and the model before the first
+    config."""
     die_with_parent()
     import triton.compiler  # noqa: F401
 
     from ..artefact import compiler, resources  # noqa: F401
+    from ..model import explain  # noqa: F401
 
 
 def _work(task: dict) -> dict:
