@@ -23,6 +23,7 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     """
     from .. import report
     from ..figures import launch
+    from ..figures import text as figures_text
     c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout)
     plan = launch.plan(c, num_sms)
-    click.echo(report.to_json(plan) if as_json else "\n".join(launch.lines(plan, c, show_map)))
+    click.echo(report.to_json(plan) if as_json else "\n".join(figures_text.lines(plan, c, show_map)))

@@ -32,7 +32,8 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     """
     from .. import report
     from ..errors import UserError
-    from ..figures import occupancy, occupancy_text
+    from ..figures import occupancy
+    from ..figures import text as figures_text
     calculator = {"--arch": arch, "--threads": threads, "--regs": regs, "--smem": smem, "--sgprs": sgprs,
                   "--grid": grid_ctas}
     c = None
@@ -51,4 +52,4 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
         c = load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout)
         from ..figures import whatif
         occ = whatif.report(c, num_sms)
-    click.echo(report.to_json(occ) if as_json else "\n".join(occupancy_text.report_lines(occ, c)))
+    click.echo(report.to_json(occ) if as_json else "\n".join(figures_text.lines(occ, c)))

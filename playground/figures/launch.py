@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from ..core.spec import KernelSpec
 from . import occupancy
 from .grid import _counts, device_of, grid_of, tiles, work_tiles
-from .occupancy_text import describe
 
 
 @dataclass
@@ -94,37 +93,3 @@ def loops_over_programs(compiled) -> bool:
     persistent kernel, whose CTAs each own many tiles."""
     return "tt.get_num_programs" in compiled.stage("ttir")
 
-
-def lines(launch: Launch, compiled=None, show_map: bool = False) -> list[str]:
-    """What `playground grid` prints."""
-    grid = " x ".join(map(str, launch.grid))
-    shape = ", ".join(f"{k}={v}" for k, v in launch.shape.items())
-    meta = ", ".join(f"{k}={v}" for k, v in launch.meta.items())
-    at = f" at {shape}" if shape else ""
-    out = [f"{launch.kernel} on {launch.target}{at}" + (f" ({meta})" if meta else ""),
-           f"grid        ({grid}) = {launch.ctas} CTAs of {launch.warps_per_cta} warps "
-           f"({launch.threads_per_cta} threads)",
-           f"tiles       {' x '.join(map(str, launch.tile_counts))}, pid -> tile by {launch.mapping}"]
-    shown = ", ".join(f"{pid}->{tuple(t) if len(t) > 1 else t[0]}" for pid, t in launch.first_tiles)
-    more = f", ... {launch.ctas - len(launch.first_tiles)} more" if launch.ctas > len(launch.first_tiles) else ""
-    out.append(f"first CTAs  {shown}{more}")
-    if compiled is not None and loops_over_programs(compiled):
-        out.append("persistent  the kernel reads tl.num_programs: each CTA loops over several tiles, striding by "
-                   "the grid; the tiles above are each CTA's first")
-        spec, ctas = compiled.spec, launch.ctas
-        if spec.work_items is not None and ctas:
-            items = spec.work_items(launch.shape, launch.meta)
-            rounds, rest = divmod(items, ctas)
-            last = f", the last {rest} of {ctas} CTAs busy" if rest else ""
-            out.append(f"work        {items} tiles over {ctas} CTAs: {rounds + (1 if rest else 0)} rounds{last}")
-    if launch.occupancy is not None:
-        out += describe(launch.occupancy)
-    if show_map and compiled is not None and launch.ctas_per_wave:
-        from ..errors import UserError
-        picture = wave_map(compiled.spec, launch.shape, launch.meta, launch.ctas_per_wave,
-                           device=device_of(compiled))
-        if not picture:
-            raise UserError("map draws 2-D tile grids; this launch's tiles are "
-                            f"{launch.tile_dims}-D", param="map")
-        out += [""] + picture
-    return out

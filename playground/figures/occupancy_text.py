@@ -93,20 +93,21 @@ _ROW_NAMES = {True: {"warps": "warps", "registers": "registers", "shared_memory"
               False: {"warps": "wave slots", "registers": "registers", "shared_memory": "LDS", "blocks": "barriers"}}
 
 
-def report_lines(occ: Occupancy, compiled=None) -> list[str]:
-    lines = []
+def lines(occ: Occupancy, compiled=None) -> list[str]:
+    """What `playground occupancy` prints (text.lines for an Occupancy)."""
+    out = []
     if compiled is not None:
         cfg, r = compiled.config, compiled.resources
         meta = ", ".join(f"{k}={v}" for k, v in cfg.meta.items())
-        lines.append(f"{compiled.spec.name} on {compiled.target.label}: num_warps={cfg.num_warps} ({occ.threads} threads), "
-                     f"num_stages={cfg.num_stages}{', ' + meta if meta else ''}")
+        out.append(f"{compiled.spec.name} on {compiled.target.label}: num_warps={cfg.num_warps} ({occ.threads} threads), "
+                   f"num_stages={cfg.num_stages}{', ' + meta if meta else ''}")
         spills = f"{r.spill_store_bytes} B spill stores, {r.spill_load_bytes} B spill loads" if r.spills else "no spills"
-        lines.append(f"resources   {occ.registers} {'registers per thread' if compiled.target.is_nvidia else 'VGPRs'}; "
-                     f"{kib(r.shared_total)} {'shared memory' if compiled.target.is_nvidia else 'LDS'} per block "
-                     f"({kib(r.static_shared)} static + {kib(r.dynamic_shared)} dynamic); {spills}")
+        out.append(f"resources   {occ.registers} {'registers per thread' if compiled.target.is_nvidia else 'VGPRs'}; "
+                   f"{kib(r.shared_total)} {'shared memory' if compiled.target.is_nvidia else 'LDS'} per block "
+                   f"({kib(r.static_shared)} static + {kib(r.dynamic_shared)} dynamic); {spills}")
     else:
-        lines.append(f"{occ.target} ({occ.device}): {occ.threads} threads, {occ.registers} "
-                     f"{'registers' if occ.device_table.is_nvidia else 'VGPRs'}, {kib(occ.shared_memory)} "
-                     f"{'shared memory' if occ.device_table.is_nvidia else 'LDS'} per block")
-    return lines + [""] + table_lines(occ) + [""] + describe(occ)
+        out.append(f"{occ.target} ({occ.device}): {occ.threads} threads, {occ.registers} "
+                   f"{'registers' if occ.device_table.is_nvidia else 'VGPRs'}, {kib(occ.shared_memory)} "
+                   f"{'shared memory' if occ.device_table.is_nvidia else 'LDS'} per block")
+    return out + [""] + table_lines(occ) + [""] + describe(occ)
 
