@@ -123,7 +123,7 @@ def test_csv_and_json_of_a_measured_sweep():
     points = [fake([t] * 3, [2 * t] * 3, empty_ms=[0.001] * 3, shape={"N": n})
               for n, t in ((1024, 0.01), (2048, 0.02))]
     result = sweep_result(points)
-    lines = bench_text.to_csv(result).splitlines()
+    lines = bench_text.csv(result).splitlines()
     assert lines[0].split(",")[:9] == ["kernel", "target", "device", "kind", "N", "dtype", "triton_us",
                                        "triton_q20_us", "triton_q80_us"]
     assert lines[1].startswith("vector_add,sm_90,Fake H100,measured,1024,fp32,10.0,")
@@ -180,7 +180,7 @@ def test_run_models_a_sweep_without_a_gpu(no_gpu):
     assert [p.estimate.bytes for p in result.points] == [2 * 1024 * n * 4 for n in (256, 512, 1024)]
     table = bench_text.table_lines(result)
     assert all("measured" not in line for line in table) and "modelled" in table[-1]
-    rows = bench_text.to_csv(result).splitlines()
+    rows = bench_text.csv(result).splitlines()
     assert rows[0].startswith("kernel,target,device,kind,M,N,dtype,time_us") and ",modelled,1024,256," in rows[1]
 
 
@@ -420,6 +420,7 @@ import functools, json, sys
 import torch, triton.testing
 from playground.core.config import Config
 from playground.bench import breakdown as bench_breakdown
+from playground.bench import text as bench_text
 from playground.bench import measured, throughput
 from playground.core import devices, registry, targets
 from playground.figures import roofline
@@ -479,7 +480,7 @@ for ref in sys.argv[1:]:
                           "checked": m.checked, "warnings": m.warnings, "bytes": m.bytes}))
 b = bench_breakdown._breakdown(registry.load("vector_add"), config, reps=2)
 print(json.dumps({"rows": [[c, t.n, t.median_ms] for c, t, _ in b.rows], "total": b.total.n,
-                  "lines": bench_breakdown.breakdown_lines(b)}))
+                  "lines": bench_text.lines(b)}))
 # what `bench --json` prints for each, as a GPU would print it: checked against the schema
 result = throughput.BenchResult(kind="measured", kernel="vector_add", target="sm_90", device="Fake GPU", points=kept)
 print(report.to_json(result).replace("\n", " "))

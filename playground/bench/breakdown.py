@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 from ..core import devices
 from ..errors import UserError
-from ..text import table
 from . import measured, throughput
 from .timing import Timing
 
@@ -98,13 +97,3 @@ def _breakdown(spec, config, reps: int, row=None) -> Breakdown:
                      dtype=config.dtype, rows=[(label, Timing(samples[k]), how) for label, k, how in labels],
                      total=Timing(samples["total"]))
 
-
-def breakdown_lines(b: Breakdown) -> list[str]:
-    shape = ", ".join(f"{k}={v}" for k, v in b.shape.items())
-    total = b.total.median_ms
-    parts = sum(t.median_ms for _, t, _ in b.rows)
-    rows = [[label, f"{t.median_ms * 1e3:.4g}", f"{100 * t.median_ms / total:.1f}%", how] for label, t, how in b.rows]
-    rows.append(["total (end to end)", f"{total * 1e3:.4g}", "100.0%",
-                 f"measured on its own; the parts add to {parts * 1e3:.4g} us"])
-    return [f"measured    {b.kernel} on {b.device}, {shape}, {b.dtype}: one call, median of {b.total.n}",
-            *table(["component", "time (us)", "share", "how"], rows, "lrr")]

@@ -1,24 +1,47 @@
-"""`bench`'s output as text and CSV: one line per figure for one shape, a table for a sweep."""
+"""`bench`'s output as text and CSV: `lines(result)` for a BenchResult (one line per figure for one shape, a
+table for a sweep) or a Breakdown (--breakdown), `csv(result)` for a BenchResult."""
 from __future__ import annotations
 
-from ..figures import roofline_text
+from functools import singledispatch
+
+from ..figures import text as figures_text
 from ..figures.roofline import MEASURE_HINT
 from ..model import explain
 from ..model import text as model_text
 from ..text import config_head, config_words, table, varying
+from .breakdown import Breakdown
 from .measured import Measured
 from .throughput import CONFIG, BenchResult
 from .timing import gbs, tflops
 
 
-def lines(result: BenchResult) -> list[str]:
+@singledispatch
+def lines(result) -> list[str]:
+    raise TypeError(f"no text for {type(result).__name__}")
+
+
+@lines.register
+def _(result: BenchResult) -> list[str]:
     """One point in detail, or a sweep as a table."""
     if result.sweep_dim:
         return table_lines(result)
     p = result.points[0]
     if result.kind == "modelled":
-        return roofline_text.lines(p, result.reason)
+        return figures_text.lines(p, result.reason)
     return measured_lines(p)
+
+
+@lines.register
+def _(b: Breakdown) -> list[str]:
+    """--breakdown: one call, part by part, and the whole call measured on its own."""
+    shape = ", ".join(f"{k}={v}" for k, v in b.shape.items())
+    total = b.total.median_ms
+    parts = sum(t.median_ms for _, t, _ in b.rows)
+    rows = [[label, f"{t.median_ms * 1e3:.4g}", f"{100 * t.median_ms / total:.1f}%", how] for label, t, how in b.rows]
+    rows.append(["total (end to end)", f"{total * 1e3:.4g}", "100.0%",
+                 f"measured on its own; the parts add to {parts * 1e3:.4g} us"])
+    return [f"measured    {b.kernel} on {b.device}, {shape}, {b.dtype}: one call, median of {b.total.n}",
+            *table(["component", "time (us)", "share", "how"], rows, "lrr")]
 
 
 def measured_lines(m: Measured) -> list[str]:
@@ -153,11 +176,11 @@ def _skipped_lines(result: BenchResult) -> list[str]:
     return [f"left out  {config_words(c)}: {why}" for c, why in result.skipped]
 
 
-def to_csv(result: BenchResult) -> str:
-    import csv
+def csv(result: BenchResult) -> str:
     import io
+    from csv import DictWriter
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=columns(result), lineterminator="\n")
+    writer = DictWriter(buf, fieldnames=columns(result), lineterminator="\n")
     writer.writeheader()
     for r in rows(result):
         writer.writerow({k: ("" if v is None else v) for k, v in r.items()})

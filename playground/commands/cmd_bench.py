@@ -63,7 +63,7 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
         raise UserError(f"--record keeps measurements only, and this run would be modelled ({why})")
     if breakdown:
         b = blocking("timing", timeout, lambda: bench_breakdown.breakdown(request))
-        return click.echo(report.to_json(b) if as_json else "\n".join(bench_breakdown.breakdown_lines(b)))
+        return click.echo(report.to_json(b) if as_json else "\n".join(bench_text.lines(b)))
     if plot_path:
         from ..bench import plot
         plot.check(plot_path, sweep)
@@ -79,7 +79,7 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     if as_json:
         click.echo(report.to_json(result))
     elif as_csv:
-        click.echo(bench_text.to_csv(result), nl=False)
+        click.echo(bench_text.csv(result), nl=False)
     else:
         click.echo("\n".join(bench_text.lines(result)))
     failures = throughput.failed(result.skipped)
