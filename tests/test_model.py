@@ -251,9 +251,9 @@ def test_sweep_layernorm_sets_apart_the_configs_whose_rereads_go_to_dram():
     assert rows[8]["reread_from"] == "L2 62%, DRAM 38%" and rows[16]["reread_from"] == "L2 75%, DRAM 25%"
     assert rows[16]["modelled_seconds"] < rows[8]["modelled_seconds"] < 0.75 * rows[4]["modelled_seconds"]
     assert rows[16]["rank"] == 1
-    table = text.format_text(s)
+    table = "\n".join(text.lines(s))
     assert "re-reads: L2 75%, DRAM 25%" in table and "re-reads: DRAM 100%" in table
-    assert "reread_from" in text.as_csv(s).splitlines()[0]
+    assert "reread_from" in text.csv(s).splitlines()[0]
 
 
 def test_the_terms_are_their_formulas():

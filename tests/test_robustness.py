@@ -237,7 +237,7 @@ def test_a_sweep_whose_every_config_is_invalid_exits_2_and_counts_it_as_failed()
     result = triage.run(registry.load("gemm"), [targets.resolve("sm_90")], {"num_warps": [3]}, jobs=1)
     assert (result.cached, result.compiled, result.failed, result.rejected) == (0, 0, 1, 1)
     assert result.exit_code == 2
-    assert "0 from the cache, 0 compiled, 1 failed (1 rejected before compiling)" in sweep_text.format_text(result)
+    assert "0 from the cache, 0 compiled, 1 failed (1 rejected before compiling)" in "\n".join(sweep_text.lines(result))
     code, out, err = cli("sweep", "gemm", "-m", "num_warps=3")
     assert code == 2 and err.strip() == "error: every config is invalid; the table says why for each"
 
@@ -341,5 +341,5 @@ def test_a_sweep_row_carries_its_tile_warning_and_the_shape_warning_comes_once(t
     # 65536 pointers, or 64-bit offsets (n_elements is an i64 at this size), 8 bytes each over 128 threads.
     assert re.match(r"the tile tensor<65536x(!tt\.ptr<f32>|i64)> needs 4,096 bytes of registers per thread", warning)
     assert plain["warnings"] == []
-    assert f"WARNING: {warning}" in sweep_text.format_text(result)
+    assert f"WARNING: {warning}" in "\n".join(sweep_text.lines(result))
     assert result.warnings == [compile_warnings.shape_warnings(registry.load("vector_add"), {"N": 10 ** 12}, "fp32")[0]]

@@ -155,7 +155,7 @@ def test_a_config_that_cannot_launch_is_flagged_with_its_reason():
     assert "shared memory" in five["reason"] and "cannot launch" in five["flags"]
     assert five["rank"] is None and five["modelled_seconds"] is None
     assert two["launchable"] is True and two["rank"] == 1
-    text = sweep_text.format_text(result)
+    text = "\n".join(sweep_text.lines(result))
     assert "CANNOT LAUNCH: " + five["reason"] in text
 
 
@@ -262,7 +262,7 @@ def test_a_config_that_spills_is_flagged():
     assert one["spill_store_bytes"] == c.resources.spill_store_bytes > 0
     assert one["spill_load_bytes"] == c.resources.spill_load_bytes > 0
     assert one["flags"] == ["spills"] and eight["flags"] == []
-    assert f"SPILLS {one['spill_store_bytes']} B stored" in sweep_text.format_text(result)
+    assert f"SPILLS {one['spill_store_bytes']} B stored" in "\n".join(sweep_text.lines(result))
 
 
 def test_sweep_and_diff_import_no_torch():

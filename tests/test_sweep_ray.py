@@ -95,7 +95,7 @@ def test_ray_gives_the_local_pools_rows(tmp_path, monkeypatch, nothing_left_behi
     assert [{k: v for k, v in r.items() if k not in VOLATILE} for r in on_ray.rows] == \
         [{k: v for k, v in r.items() if k not in VOLATILE} for r in local.rows]
     assert sweep_text.table_rows(on_ray, "sm_90") == sweep_text.table_rows(local, "sm_90")
-    assert "2 compiled on ray (local), 2 at once" in sweep_text.format_text(on_ray)
+    assert "2 compiled on ray (local), 2 at once" in "\n".join(sweep_text.lines(on_ray))
     # The workers compiled into this process's cache: a rerun is served from it, starting nothing.
     again = triage.run(spec, [tgt], SPACE, jobs=2, ray="local")
     assert again.cached == 2 and again.compiled == 0 and again.workers == 0

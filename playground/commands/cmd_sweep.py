@@ -56,9 +56,9 @@ def command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as_csv, 
     if as_json:
         click.echo(report.to_json(result))
     elif as_csv:
-        click.echo(sweep_text.as_csv(result), nl=False)
+        click.echo(sweep_text.csv(result), nl=False)
     else:
-        click.echo(sweep_text.format_text(result), nl=False)
+        click.echo("\n".join(sweep_text.lines(result)))
     if result.exit_code:
         why = "every config is invalid" if result.exit_code == 2 else "no config compiled"
         click.echo(f"error: {why}; the table says why for each", err=True)

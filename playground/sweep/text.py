@@ -1,8 +1,8 @@
-"""A sweep as text (one table per target) and as CSV."""
+"""A sweep as text, `lines(sweep)`: one table per target, then the counts; and as CSV, `csv(sweep)`."""
 from __future__ import annotations
 
-import csv
 import io
+from csv import writer as csv_writer
 
 from ..model import ranking
 from ..text import config_head, table, varying
@@ -67,7 +67,7 @@ def _time(seconds) -> str:
     return f"{seconds * 1e6:.1f} us" if seconds < 1e-3 else f"{seconds * 1e3:.3f} ms"
 
 
-def format_text(s: Sweep) -> str:
+def lines(s: Sweep) -> list[str]:
     shape = ", ".join(f"{k}={v}" for k, v in s.shape.items())
     out = []
     for target in s.targets:
@@ -96,7 +96,7 @@ def format_text(s: Sweep) -> str:
                    "band), so it shares the rank. How these ranks compare with the order a GPU ran an autotuner's "
                    "configs in: benchmarks/data/README.md (\"config order\"). Time the leading configs on a GPU "
                    "before choosing")
-    return "\n".join(out) + "\n"
+    return out
 
 
 CSV_FIELDS = ("target", "config", "status", "error", "registers", "spill_store_bytes", "spill_load_bytes",
@@ -105,10 +105,10 @@ CSV_FIELDS = ("target", "config", "status", "error", "registers", "spill_store_b
               "hash")
 
 
-def as_csv(s: Sweep) -> str:
+def csv(s: Sweep) -> str:
     keys = list(dict.fromkeys(k for c in s.configs for k in c))
     buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
+    writer = csv_writer(buf, lineterminator="\n")
     writer.writerow(["target", *keys, *CSV_FIELDS[2:]])
     for r in s.rows:
         values = []
