@@ -60,7 +60,7 @@ compiled[(4, 1, 1)](x, y, out, 2048, 512)                                       
 triton.testing.do_bench(lambda: compiled[(4, 1, 1)](x, y, out, 2048, 512))
 assert torch.allclose(out, x + y)
 trace = recorder.as_dict()
-print(json.dumps({"trace": trace, "text": text.format_text(trace)}, default=str))
+print(json.dumps({"trace": trace, "text": "\n".join(text.lines(trace))}, default=str))
 '''
 
 

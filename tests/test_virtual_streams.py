@@ -85,7 +85,7 @@ def test_the_lessons_example_gains_from_streams_only_while_sms_are_idle(capfd):
     tracks = [e["args"]["name"] for e in timeline.events(run.trace)["traceEvents"] if e["name"] == "thread_name"]
     assert tracks == ["host (measured here)", "GPU stream 0 (default) (modelled)", "GPU stream 1 (modelled)",
                       "GPU stream 2 (modelled)"]
-    shown = text.format_text(run.trace)
+    shown = "\n".join(text.lines(run.trace))
     assert "stream  starts at us" in shown and re.search(r"on 3 streams, [0-9.]+ ms of it side by side", shown)
     json.dumps(run.trace)
 

@@ -55,5 +55,5 @@ def command(script, script_args, target, no_exec, as_json, trace_path, timeline_
         write_json(trace_path, result.trace)
     if timeline_path:
         write_json(timeline_path, timeline.events(result.trace))
-    click.echo(report.to_json(result) if as_json else text.format_text(result.trace, trace_path))
+    click.echo(report.to_json(result) if as_json else "\n".join(text.lines(result.trace, trace_path)))
     return result.exit_code

@@ -1,4 +1,5 @@
-"""What `playground run` prints after the script: its launches, grouped into the variants the JIT compiled."""
+"""What `playground run` prints after the script, `lines(trace)`: its launches, grouped into the variants the JIT
+compiled."""
 from __future__ import annotations
 
 from ..text import table
@@ -57,7 +58,7 @@ def _side_by_side(launches: list[dict]) -> float:
     return total
 
 
-def format_text(trace: dict, trace_file: str | None = None) -> str:
+def lines(trace: dict, trace_file: str | None = None) -> list[str]:
     launches, variants = trace["launches"], trace["variants"]
     native = trace.get("native", False)
     where = (f"this GPU, {trace['device']} ({trace['target']}); times measured with CUDA events around each launch, "
@@ -121,11 +122,11 @@ def format_text(trace: dict, trace_file: str | None = None) -> str:
         if trace.get("unwatched_launches"):
             out.append(f"{trace['unwatched_launches']} launches did not come through the JIT (a compiled kernel "
                        f"launched directly): not captured")
-        return "\n".join(out)
+        return out
     busy = sum(launch.get("modelled_seconds") or 0 for launch in launches)
     overlap = ""
     if _streams(launches) != [0]:
         overlap = f" on {len(_streams(launches))} streams, {_side_by_side(launches) * 1e3:,.3f} ms of it side by side"
     out.append(f"GPU busy {busy * 1e3:,.3f} ms (modelled){overlap}; the script's host time here "
                f"{trace['host_seconds']:,.3f} s (compiling and interpreting left out)")
-    return "\n".join(out)
+    return out
