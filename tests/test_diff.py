@@ -7,6 +7,7 @@ from conftest import run
 
 from playground.artefact.normalise import normalise
 from playground.compare import diff
+from playground.compare import text as compare_text
 from playground.artefact.request import Request
 from playground.errors import UserError
 
@@ -58,21 +59,21 @@ def test_figures_are_the_artefacts_and_the_deltas_say_what_changed():
     assert hmma > 0 and hgmma > 0
     assert (cmp.a.figures["mma.sync"], cmp.b.figures.get("mma.sync", 0)) == (hmma, 0)
     assert (cmp.a.figures.get("wgmma", 0), cmp.b.figures["wgmma"]) == (0, hgmma)
-    line = diff.delta_line(cmp)
+    line = compare_text.delta_line(cmp)
     assert f"wgmma 0 → {hgmma}" in line
     assert f"registers {a.resources.registers} → {b.resources.registers}" in line
 
 
 def test_text_output_deltas_on_top_then_table_then_diff():
     cmp = compare("target=sm_80", "target=sm_90", "sass")
-    text = diff.format_text(cmp, color=False)
+    text = "\n".join(compare_text.lines(cmp, color=False))
     lines = text.splitlines()
     assert lines[0].startswith("a  target=sm_80") and lines[1].startswith("b  target=sm_90")
     assert lines[2].startswith("changed  registers ")
     assert "sass diff, normalised: instruction addresses dropped" in text
     assert text.index("changed") < text.index("registers  ") < text.index("--- a/sass")
     assert "\x1b[" not in text
-    assert "\x1b[31m-" in diff.format_text(cmp, color=True)
+    assert "\x1b[31m-" in "\n".join(compare_text.lines(cmp, color=True))
 
 
 def test_num_warps_diff_of_ttgir():

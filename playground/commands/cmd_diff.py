@@ -38,13 +38,14 @@ def command(kernel, a, b, target, meta, num_warps, num_stages, shape, dtype, tim
     """
     from .. import report
     from ..compare import diff
+    from ..compare import text as compare_text
     from ..report import render
     base = request_of(kernel, target, meta, num_warps, num_stages, shape, dtype)
     cmp = blocking("compiling both variants", timeout, lambda: diff.compare(base, a, b, show, raw, context))
     if as_json:
         click.echo(report.to_json(cmp))
     else:
-        click.echo(diff.format_text(cmp, render.use_color(no_color)), nl=False)
+        click.echo("\n".join(compare_text.lines(cmp, render.use_color(no_color))))
     if exit_code and cmp.a.compiled.hash != cmp.b.compiled.hash:
         from ..errors import KernelFailure
         raise KernelFailure(f"the variants compile to different binaries ({cmp.a.label}: "

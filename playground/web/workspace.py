@@ -4,7 +4,7 @@ An edit is compiled from a scratch copy (a fresh folder per text, named after it
 own name kept so Triton's locations read as the user's file); the user's file is written only by
 `save`, and only when it has not changed on disk since it was opened (or last saved). Everything
 else the page asks for is the library's: a Request, `request.compile()`, `view.view`, `passes.log`,
-`compare.diff.figures`. One lock serialises compiles: Triton's JIT state is process-wide.
+`compare.diff.figures`, `compare.text.show`. One lock serialises compiles: Triton's JIT state is process-wide.
 """
 from __future__ import annotations
 
@@ -155,6 +155,7 @@ class Workspace:
 
     def diff(self, a: dict, b: dict, stage: str) -> dict:
         from ..compare import diff
+        from ..compare import text as compare_text
         with self.lock:
             try:
                 ca, cb = self.request(a).compile(), self.request(b).compile()
@@ -170,7 +171,8 @@ class Workspace:
             rows = []
             for name in list(dict.fromkeys([*res_a, *res_b, *mix_a, *mix_b])):
                 va, vb = {**res_a, **mix_a}.get(name), {**res_b, **mix_b}.get(name)
-                rows.append({"name": name, "a": diff.show(name, va), "b": diff.show(name, vb), "changed": va != vb})
+                rows.append({"name": name, "a": compare_text.show(name, va), "b": compare_text.show(name, vb),
+                             "changed": va != vb})
             return {"a": sides[0], "b": sides[1], "figures": rows}
 
     def save(self, source: str) -> dict:
