@@ -70,7 +70,7 @@ def command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force,
         plans = blocking(f"Inductor planning for {', '.join(names)}", None, lambda: inductor_plan.plan_many(
             expr, shaped, dtype, names, max_autotune))
         comparison = across_targets.compare(plans)
-        return click.echo(report.to_json(comparison) if as_json else plan_text.format_comparison(comparison))
+        return click.echo(report.to_json(comparison) if as_json else "\n".join(plan_text.lines(comparison)))
     tgt = targets.resolve(names[0])
     real_device = inductor_plan.real_device_for(target)     # this machine's GPU, no stand-ins
     p, checked = blocking("Inductor planning" + (", and running the plan in Triton's interpreter" if run_check else ""),
@@ -87,8 +87,8 @@ def command(expr, shapes, dtype, target, show_kernel, as_json, save_path, force,
     if as_json:
         click.echo(report.to_json(data))
     else:
-        click.echo(plan_text.format_text(p, tgt.backend, save_path))
+        click.echo("\n".join(plan_text.lines(p, tgt.backend, save_path)))
         if checked:
-            click.echo("\n".join(plan_text.format_check(checked)))
+            click.echo("\n".join(plan_text.lines(checked)))
     if checked and not checked.ok:
         raise KernelFailure("fuse --run: the plan's outputs differ from eager PyTorch's")

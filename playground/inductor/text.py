@@ -1,13 +1,17 @@
-"""A plan as text: the steps in launch order, then a short legend."""
+"""`fuse`'s results as text, `lines(result)`: a plan (its steps in launch order, then a short legend), plans
+for several targets side by side, and `--run`'s check of a plan against eager PyTorch."""
 from __future__ import annotations
 
 import math
+from functools import singledispatch
 
 from ..text import table
 from ..units import kib, size
+from .across_targets import Comparison, device_line
 from .autotune import STAND_IN, by_modelled_time
 from .fakes import ROCM_RELEASE
 from .plan import Plan, shapes_text
+from .plan_check import PlanCheck
 
 LIBRARIES = {"cuda": "cuBLAS", "hip": "hipBLAS"}
 
@@ -20,7 +24,14 @@ def _what(step, backend: str) -> str:
     return step.kind
 
 
-def format_text(p: Plan, backend: str = "cuda", saved_as: str | None = None) -> str:
+@singledispatch
+def lines(result, *args, **kwargs) -> list[str]:
+    raise TypeError(f"no text for {type(result).__name__}")
+
+
+@lines.register
+def _(p: Plan, backend: str = "cuda", saved_as: str | None = None) -> list[str]:
+    """One plan: its steps, buffers, a legend, --max-autotune's candidates, and how to open its kernels."""
     shapes = shapes_text(p.shapes)
     build = f" as a ROCm {ROCM_RELEASE} build" if backend == "hip" else ""    # fakes.py: how ROCm is stood in
     out = [f"{p.expr}  ({shapes}, {p.dtype}) on {p.target} ({p.device}), as torch {p.torch_version}'s "
@@ -47,12 +58,12 @@ def format_text(p: Plan, backend: str = "cuda", saved_as: str | None = None) -> 
         first = p.kernels[0].index
         out.append("open a generated kernel in any command as fuse#N (this plan, until the next one)"
                    + (f" or {saved_as}#N" if saved_as else "") + f", e.g. playground compile fuse#{first} --show sass; its code: --show-kernel N")
-    return "\n".join(out)
+    return out
 
 
-def format_comparison(c) -> str:
+@lines.register
+def _(c: Comparison) -> list[str]:
     """Plans for several targets: one row per launch, a column per target, then what differs and why."""
-    from .across_targets import device_line
     first = c.plans[0]
     shapes = shapes_text(first.shapes)
     out = [f"{first.expr}  ({shapes}, {first.dtype}) as torch {first.torch_version}'s Inductor plans it for "
@@ -75,10 +86,11 @@ def format_comparison(c) -> str:
     out.append("legend      Inductor reads the device: its SM count decides whether a reduction with few outputs is "
                "split into two kernels and how far; its capability picks some configs and which GEMM templates "
                "apply. Each plan is Inductor's own for its target; nothing here is modelled.")
-    return "\n".join(out)
+    return out
 
 
-def format_check(c) -> list[str]:
+@lines.register
+def _(c: PlanCheck) -> list[str]:
     """`fuse --run`: what ran, where, and each output against eager PyTorch."""
     shapes = shapes_text(c.shapes)
     kernels = ", ".join(f"{name} ({n} config{'s' if n != 1 else ''})" for name, n in c.kernels.items()) or "none"
