@@ -21,5 +21,6 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     """
     from .. import report
     from ..artefact import codeinspect
+    from ..artefact import text as artefact_text
     reading = codeinspect.read(load_and_compile(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout))
-    click.echo(report.to_json(reading) if as_json else "\n".join(codeinspect.lines(reading)))
+    click.echo(report.to_json(reading) if as_json else "\n".join(artefact_text.lines(reading)))

@@ -7,6 +7,7 @@ import click
 def show_passes(c, show_pass, find_pattern, as_json, timeout, expect_pass=None):
     from .. import lifecycle, report
     from ..artefact import passes
+    from ..artefact import text as artefact_text
     from ..errors import KernelFailure
     from ..report import render
     log = lifecycle.run_blocking(lambda: passes.log(c), timeout=timeout, label="compiling with IR printing on")
@@ -21,7 +22,7 @@ def show_passes(c, show_pass, find_pattern, as_json, timeout, expect_pass=None):
                    + (f" {{{shown.options}}}" if shown.options else "") + f"; +{shown.added} -{shown.removed} lines")
         click.echo(shown.diff() if shown.changed else "(no change)\n", nl=False)
     elif found is None:
-        click.echo("\n".join(passes.text_lines(log)))
+        click.echo("\n".join(artefact_text.lines(log)))
     if found is not None and not found["lines"]:
         raise KernelFailure(passes.found_line(log, found))
     if found is not None and not as_json:
