@@ -51,7 +51,7 @@ def command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps, num_
     from ..core import params, registry
     from ..errors import UserError
     from ..run import check as correctness
-    from ..run import check_text
+    from ..run import text as check_text
     if all_kernels == bool(kernel):
         raise UserError("name one kernel (see `playground list`) or pass --all, not both" if kernel
                         else "name one kernel (see `playground list`) or pass --all")
@@ -67,7 +67,7 @@ def command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps, num_
     if as_json:
         click.echo(report.to_json(outcome))
     else:
-        check_text.render(outcome, debug=debug(ctx))
+        click.echo("\n".join(check_text.lines(outcome, debug=debug(ctx))), color=True)   # rich chose the colours
     ctx.exit(outcome.exit_code)
 
 

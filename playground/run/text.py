@@ -1,4 +1,8 @@
-"""`check`'s report on a terminal: one line per case, the mismatches of a failing one, a summary."""
+"""`check`'s report as text, `lines(report)`: one line per case, the mismatches of a failing one, a summary.
+
+The lines are rich's rendering for standard output (`Console.capture`): a table sized to the terminal, and
+colours only where standard output takes them; the command prints them as they are (`click.echo(...,
+color=True)`), so nothing is stripped or added on the way."""
 from __future__ import annotations
 
 import math
@@ -10,15 +14,20 @@ from .closeness import OutputCheck, at
 _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "skip": "yellow"}
 
 
-def render(report: Report, debug: bool = False, console=None) -> None:
-    """A table, one row per case and output; then what went wrong, case by case; then the counts.
-
-    Skipped cases get no rows: one line per reason says how many were skipped and why.
+def lines(report: Report, debug: bool = False) -> list[str]:
+    """A table, one row per case and output; then what went wrong, case by case (with `debug`, each crash's
+    traceback); then the counts. Skipped cases get no rows: one line per reason says how many were skipped and why.
     """
     from rich.console import Console
+    console = Console(width=None if _is_terminal() else 160, highlight=False)
+    with console.capture() as captured:
+        _print(report, debug, console)
+    return captured.get().removesuffix("\n").split("\n")
+
+
+def _print(report: Report, debug: bool, console) -> None:
     from rich.table import Table
     from rich.text import Text
-    console = console or Console(width=None if _is_terminal() else 160, highlight=False)
     shown = [r for r in report.results if r.status != "skip"]
     several = len({r.kernel for r in shown}) > 1
     multi_out = any(len(r.outputs) > 1 for r in shown)
