@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from playground.artefact import codeinspect, instruction_mix
+from playground.artefact import codeinspect, instruction_mix, text
 from playground.core import registry
 from playground.artefact.request import Request
 
@@ -173,7 +173,7 @@ def test_amds_two_stages_prefetch_through_registers_into_one_buffer():
     assert r.pipeline.buffers == 1 and not r.pipeline.async_copy and r.pipeline.prefetched
     assert not any(h.startswith("loop not pipelined") for h in r.hints)
     assert any(line.startswith("K loop      software-pipelined through registers")
-               for line in codeinspect.lines(r))
+               for line in text.lines(r))
     one = codeinspect.read(compile_("gemm", "gfx942", num_stages=1))
     assert not one.pipeline.prefetched and any(h.startswith("loop not pipelined") for h in one.hints)
 
@@ -202,7 +202,7 @@ def test_planted_spill_is_reported_in_bytes():
     assert r.spill_store_bytes == c.resources.spill_store_bytes > 0
     assert r.spill_load_bytes == c.resources.spill_load_bytes > 0
     assert f"{r.spill_store_bytes} bytes spilled" in " ".join(r.hints)
-    assert "spills" in "\n".join(codeinspect.lines(r))
+    assert "spills" in "\n".join(text.lines(r))
 
 
 def test_ieee_fp32_dot_has_no_tensor_cores_on_nvidia():
@@ -219,7 +219,7 @@ def test_instruction_mix_is_the_reads_mix(gemm_reads):
 
 def test_lines_and_json_shape(gemm_reads):
     r = gemm_reads["sm_90"]
-    text = "\n".join(codeinspect.lines(r))
-    assert "HGMMA.64x128x16.F32 x" in text and "software-pipelined: 3 shared-memory buffers" in text
+    shown = "\n".join(text.lines(r))
+    assert "HGMMA.64x128x16.F32 x" in shown and "software-pipelined: 3 shared-memory buffers" in shown
     d = r.as_dict()
     assert d["pipeline"]["pipelined"] is True and d["mix"]["mma"] == r.mix["mma"]

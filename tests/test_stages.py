@@ -52,3 +52,10 @@ def test_diff_with_no_show_diffs_the_assembly_or_ttgir_across_vendors(cli):
     same = json.loads(cli("diff", "vector_add", "--a", "target=gfx90a", "--b", "target=gfx942", "--json").stdout)
     across = json.loads(cli("diff", "vector_add", "--a", "target=sm_90", "--b", "target=gfx942", "--json").stdout)
     assert (same["stage"], across["stage"]) == ("amdgcn", "ttgir")
+
+
+def test_the_help_lists_the_stage_table():
+    """`--show`'s help is the table's: a new stage is named there without touching a command."""
+    from playground.core import stages
+    assert stages.listing() == "source, ttir, ttgir, llir, ptx, sass, cubin (NVIDIA); amdgcn, hsaco (AMD)"
+    assert stages.listing(binaries=False) == "source, ttir, ttgir, llir, ptx, sass (NVIDIA); amdgcn (AMD)"

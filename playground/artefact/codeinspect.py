@@ -14,7 +14,6 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from ..text import table
 from .instruction_mix import mix_of
 
 if TYPE_CHECKING:     # the bank readers work on numpy arrays: imported by the read that needs them
@@ -166,75 +165,6 @@ def hints(report: Report) -> list[str]:
             out.append("loop not pipelined: the K loop has no multi-buffered shared memory; "
                        "num_stages >= 2 lets loads of the next tiles overlap the math")
     return out
-
-
-_ROWS = [  # (label, mix key prefix)
-    ("tensor-core MMA", "mma"), ("global loads", "global_load"), ("global stores", "global_store"),
-    ("async copies", "async_copy"), ("TMA copies", "tma"), ("global atomics", "global_atomic"),
-    ("shared loads", "shared_load"), ("shared stores", "shared_store"), ("barriers", "barrier"),
-    ("mbarrier ops", "mbarrier"), ("conversions", "conversion"), ("spills", "spill"),
-]
-
-
-def lines(report: Report) -> list[str]:
-    mix = report.mix
-    out = [f"kernel      {report.kernel} on {report.target}: {report.config}",
-           f"read        {report.code}, {mix.get('instructions', 0)} instructions "
-           f"(static counts: a loop body counts once)"]
-    rows = []
-    for label, key in _ROWS:
-        n = mix.get("spill_store", 0) + mix.get("spill_load", 0) if key == "spill" else mix.get(key, 0)
-        if not n and key not in ("mma", "global_load", "global_store", "spill"):
-            continue
-        rows.append([label, str(n), _detail(report, key)])
-    out += ["  " + line for line in table(["", "", ""], rows, "lr")[1:]]
-    p = report.pipeline
-    if p.dot_in_loop:
-        if p.pipelined:
-            how = f", loads by {p.async_copy}" if p.async_copy else ", loads through registers"
-            out.append(f"K loop      software-pipelined: {p.buffers} shared-memory buffers per operand "
-                       f"({', '.join(p.ring_shapes)}){how}")
-        elif p.prefetched:
-            out.append(f"K loop      software-pipelined through registers: the next tiles are loaded before this "
-                       f"trip's math and stored after it, into one shared-memory buffer per operand "
-                       f"({', '.join(p.ring_shapes)})")
-        else:
-            out.append("K loop      not pipelined: one shared-memory buffer per operand")
-    elif p.has_loop:
-        out.append("loop        no tl.dot inside; nothing to pipeline into shared memory")
-    out.append("hints       " + ("none" if not report.hints else report.hints[0]))
-    out += [f"            {h}" for h in report.hints[1:]]
-    return out
-
-
-def _detail(report: Report, key: str) -> str:
-    mix = report.mix
-    if key == "mma":
-        if not mix.get("mma"):
-            return "(tl.dot in the kernel, none here)" if report.has_dot else ""
-        families = ", ".join(k.split(".", 1)[1] for k in mix if k.startswith("mma."))
-        ops = ", ".join(f"{op} x{n}" for op, n in report.mma_opcodes.items())
-        return f"{families}: {ops}"
-    if key in ("global_load", "global_store", "async_copy"):
-        widths = sorted(((int(k.rsplit(".", 1)[1]), n) for k, n in mix.items() if k.startswith(key + ".")),
-                        reverse=True)
-        return ", ".join(f"{n} x {bits}-bit" for bits, n in widths)
-    if key in ("shared_load", "shared_store"):
-        parts = [f"{mix['ldmatrix']} of them ldmatrix (LDSM)"] if key == "shared_load" and mix.get("ldmatrix") else []
-        banks = report.banks.summary("load" if key == "shared_load" else "store") if report.banks else ""
-        if banks and report.code == "SASS":
-            parts.append(f"banks, from the PTX's {'ld' if key == 'shared_load' else 'st'}.shared: {banks}")
-        elif banks:
-            parts.append(f"banks, from the amdgcn's {'ds_read' if key == 'shared_load' else 'ds_write'}: {banks}")
-        return "; ".join(parts)
-    if key == "conversion":
-        return ", ".join(f"{op} x{n}" for op, n in report.conversion_opcodes.items())
-    if key == "spill":
-        if not report.spill_store_bytes + report.spill_load_bytes:
-            return "none"
-        where = "STL/LDL to local memory" if report.code == "SASS" else "registers spilled, per the amdgcn metadata"
-        return f"{report.spill_store_bytes} bytes stored, {report.spill_load_bytes} bytes loaded ({where})"
-    return ""
 
 
 def _lds_banks():

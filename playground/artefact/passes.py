@@ -244,32 +244,6 @@ def parse(text: str, finals: dict[str, str]) -> list[dict]:
 _SKIP: dict = {}
 
 
-def text_lines(log: PassLog) -> list[str]:
-    """The pass list: each pass, its pipeline and the size of its change."""
-    from ..text import table
-    by_pipeline: dict[str, int] = {}
-    for p in log.passes:
-        by_pipeline[p.pipeline] = by_pipeline.get(p.pipeline, 0) + 1
-    changed = sum(p.changed for p in log.passes)
-    head = [f"{len(log.passes)} MLIR passes for {log.kernel} on {log.target}, {changed} of which changed the IR: "
-            + ", ".join(f"{k} {v}" for k, v in by_pipeline.items()),
-            "(compared with locations dropped and value numbers shown as #; LLVM's own passes after "
-            "translation are not MLIR passes: see --show llir)", ""]
-    rows = [[str(p.number), p.pipeline, p.argument, f"+{p.added}" if p.changed else "", 
-             f"-{p.removed}" if p.changed else "", str(len(p.after.splitlines()))] for p in log.passes]
-    foot = ["", "--show-pass N|NAME prints one pass's diff; --find PATTERN names the pass that introduced it"]
-    return head + table(["#", "pipeline", "pass", "added", "removed", "lines after"], rows, align="rllrrr") + foot
-
-
-def found_line(log: PassLog, found: dict) -> str:
-    if found["number"] is not None:
-        p = log.passes[found["number"] - 1]
-        return f"{found['pattern']!r} first appears after pass {p.number}, {p.argument} ({p.name}, in {p.pipeline})"
-    if found["lines"]:
-        return f"{found['pattern']!r} is in the IR before the first pass: the frontend's TTIR already has it"
-    return f"{found['pattern']!r} appears in no pass's output for {log.kernel} on {log.target}"
-
-
 def expected_pass(log: PassLog, found: dict, name: str) -> str | None:
     """Why `name` is not the pass that introduced `found`'s pattern, or None when it is."""
     p = log.passes[found["number"] - 1] if found["number"] is not None else None

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import click
 
+from ..core import stages as stage_table
 from . import configs, options
 from .common import compiled, request_of
 
-_stage_help = ("source, ttir, ttgir, llir, ptx, sass, cubin (NVIDIA); amdgcn, hsaco (AMD); all; several with commas. "
-               "Default: the target's assembly (ptx, amdgcn).")
+_stage_help = f"{stage_table.listing()}; all; several with commas. Default: the target's assembly (ptx, amdgcn)."
 
 
 @click.command("compile")
@@ -52,7 +52,6 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     playground compile gemm --target sm_90 --passes --find ttng.warp_group_dot
     playground compile gemm --target sm_90 --html gemm.html
     """
-    from ..core import stages as stage_table
     from ..errors import KernelFailure, UserError
     from ..report import render
     if (show_pass or find_pattern) and not list_passes:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import click
 
+from ..core import stages
 from . import options
 from .common import blocking, request_of
 
@@ -15,7 +16,7 @@ from .common import blocking, request_of
 @click.option("--b", "b", multiple=True, metavar="K=V,...", help="Variant b, as --a.")
 @options.kernel
 @click.option("--show", default=None, metavar="STAGE",
-              help="The stage to diff: source, ttir, ttgir, llir, ptx, sass (NVIDIA), amdgcn (AMD). Default: "
+              help=f"The stage to diff: {stages.listing(binaries=False)}. Default: "
                    "the targets' assembly (ptx, amdgcn); ttgir when one side is NVIDIA and the other AMD.")
 @click.option("--raw", is_flag=True, help="Diff the exact text; by default addresses and register, value "
                                           "and label numbers are replaced by # first.")

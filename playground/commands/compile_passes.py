@@ -24,9 +24,9 @@ def show_passes(c, show_pass, find_pattern, as_json, timeout, expect_pass=None):
     elif found is None:
         click.echo("\n".join(artefact_text.lines(log)))
     if found is not None and not found["lines"]:
-        raise KernelFailure(passes.found_line(log, found))
+        raise KernelFailure(artefact_text.found_line(log, found))
     if found is not None and not as_json:
-        click.echo(passes.found_line(log, found))
+        click.echo(artefact_text.found_line(log, found))
         for line in found["lines"]:
             click.echo(f"    {line}")
     if expect_pass:

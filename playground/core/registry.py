@@ -40,7 +40,7 @@ def register_opener(claims, open, target_of, fallback: bool = False) -> None:
 
 
 def register_gpu_reader(read) -> None:
-    """How a file that asks for a GPU as it loads is read on a virtual one (virtual/reopen.py)."""
+    """How a file that asks for a GPU as it loads is read on a virtual one (virtual/trace_kernels.py)."""
     _GPU_READERS.append(read)
 
 
@@ -58,8 +58,8 @@ def kernel_names() -> list[str]:
 
 def load(ref: str, target: str | None = None, args: str | None = None) -> KernelSpec:
     """A kernel by name (`gemm`), by file (`./mine.py`, `./mine.py:my_kernel`), or a launch captured by
-    `playground run --trace T.json` (`T.json#2`: variant 2; virtual/reopen.py), or a kernel of an Inductor
-    plan (`PLAN.json#2` saved by `playground fuse --save`, `fuse#2` the last plan; inductor/reopen.py).
+    `playground run --trace T.json` (`T.json#2`: variant 2; virtual/trace_kernels.py), or a kernel of an Inductor
+    plan (`PLAN.json#2` saved by `playground fuse --save`, `fuse#2` the last plan; inductor/saved_plans.py).
 
     `target`: the virtual GPU a user's file is read on when it cannot be imported as it is (below).
     `args`: for a bare kernel (`file.py:kernel`, no spec), its arguments (core/bare.py).
@@ -119,7 +119,7 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
     """A user's file is imported as it is. If that fails (a script written for a GPU machine queries the
     device at import, as Triton's tutorials do), it is read again on a virtual GPU of `target`: its
     imports, definitions and assignments run, its demo code (bare calls, loops, `with`, the
-    `if __name__ == "__main__":` block) does not, and no kernel launches (virtual/reopen.py)."""
+    `if __name__ == "__main__":` block) does not, and no kernel launches (virtual/trace_kernels.py)."""
     file = Path(path).expanduser()
     if not file.is_file():
         raise UserError(f"no such kernel file: {path}")

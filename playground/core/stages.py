@@ -66,3 +66,17 @@ def is_binary(name: str) -> bool:
 def textual(names) -> list[str]:
     """The stages of `names` that are text (everything but the binaries)."""
     return [n for n in names if not is_binary(n)]
+
+
+VENDORS = {"cuda": "NVIDIA", "hip": "AMD"}
+
+
+def listing(binaries: bool = True) -> str:
+    """The stages by backend, for help text: "source, ttir, ..., sass, cubin (NVIDIA); amdgcn, hsaco (AMD)".
+    Stages every backend has are named once, first."""
+    names = [n for n, s in STAGES.items() if binaries or not s.binary]
+    shared = [n for n in names if set(STAGES[n].backends) == set(VENDORS)]
+    own = {b: [n for n in names if STAGES[n].backends == (b,)] for b in VENDORS}
+    first, *rest = [b for b in VENDORS if own[b]]
+    return "; ".join([", ".join(shared + own[first]) + f" ({VENDORS[first]})",
+                      *(", ".join(own[b]) + f" ({VENDORS[b]})" for b in rest)])
