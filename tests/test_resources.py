@@ -198,3 +198,23 @@ def test_resource_usage_is_kept_beside_the_cubin_and_equals_a_fresh_dump(tmp_pat
         disasm.resource_usage_dump(c.kernel.asm["cubin"])
     monkeypatch.setattr(disasm, "_run_on_cubin", lambda *a: (_ for _ in ()).throw(AssertionError("ran the tool")))
     assert disasm.resource_usage(c) == first
+
+
+@pytest.mark.parametrize("kernel,target,overrides", [
+    ("gemm", "sm_90", {}),
+    ("softmax", "sm_80", {"num_warps": 1, "shape": {"M": 8, "N": 8192}}),      # spills: STL/LDL counted
+    ("flash_attention", "sm_90", {}),
+])
+def test_the_counted_sass_has_the_readers_instructions(kernel, target, overrides, tmp_path, monkeypatch):
+    """The model counts instructions in SASS read without nvdisasm's dataflow pass (disasm.instructions); the
+    reader's SASS has the same instructions, loops and spills, in the same order."""
+    import re
+    from playground.model import program
+    c = Request.of(kernel, target, **overrides).compile()
+    counted = disasm._run_on_cubin(c.kernel.asm["cubin"], [tools.tool("nvdisasm"), "-c", "-ndf"])
+    shown = disasm.sass(c)
+    ops = lambda text: re.findall(r"^\s*/\*[0-9a-f]+\*/\s+(.*?)\s*;", text, re.M)
+    assert ops(counted) == ops(shown) and len(ops(shown)) > 50
+    assert program.sass_instructions(counted) == program.sass_instructions(shown)
+    assert resources.spill_bytes(counted) == resources.spill_bytes(shown)
+    assert (resources.spill_bytes(shown) != (0, 0)) == (kernel == "softmax")

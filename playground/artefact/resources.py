@@ -80,7 +80,7 @@ def _nvidia(compiled) -> Resources:
     dynamic = compiled.metadata.shared
     stores = loads = 0
     if local or stack:   # spills need local memory: with none, skip the (slow) disassembly
-        stores, loads = spill_bytes(disasm.sass(compiled))
+        stores, loads = spill_bytes(disasm.instructions(compiled))
     return Resources(registers=regs, static_shared=section_shared - reserved, dynamic_shared=dynamic,
                      local_bytes=local, stack_bytes=stack, spill_store_bytes=stores, spill_load_bytes=loads,
                      reserved_shared=reserved,

@@ -20,7 +20,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from ..artefact import codeinspect, instruction_mix, resources
+from ..artefact import codeinspect, disasm, instruction_mix, resources
 from ..core import dtypes
 
 # the tile a load brings: `tensor<128x64x!tt.ptr<f16>` (pointer tensors) or a TMA result `tensor<128x64xf16`
@@ -106,7 +106,7 @@ def read(compiled) -> Program:
     layout = _MMA_LAYOUT.search(ttgir)
     wm, wn = (int(layout.group(2)), int(layout.group(3))) if layout else (1, 1)
     dot = _DOT_RESULT.search(ttgir)
-    loop, mma, other = sass_instructions(compiled.stage("sass")) if compiled.target.is_nvidia else (0, 0, 0)
+    loop, mma, other = sass_instructions(disasm.instructions(compiled)) if compiled.target.is_nvidia else (0, 0, 0)
     local_loop, local_other = _local_bytes(compiled)
     return Program(mma_family=family(compiled), load_bytes_per_round=per_round, load_lines=lines,
                    rounds_in_flight=rounds, async_copy=pipe.async_copy,
@@ -122,7 +122,7 @@ def _local_bytes(compiled) -> tuple[int, int]:
     if not r.spills:
         return 0, 0
     if compiled.target.is_nvidia:
-        return sass_local_bytes(compiled.stage("sass"))
+        return sass_local_bytes(disasm.instructions(compiled))
     return 0, r.spill_store_bytes + r.spill_load_bytes
 
 
