@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 from . import configs, options
-from .common import blocking, one_format, request_of
+from .common import blocking, one_format, request_of, show
 
 
 @click.command("bench")
@@ -76,12 +76,7 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
         click.echo(f"appended {written} measured row{'s' if written != 1 else ''} to {record_path}", err=True)
     if plot_path:
         click.echo(f"wrote {plot_path}: {' vs '.join(plot.save(result, plot_path))}", err=True)
-    if as_json:
-        click.echo(report.to_json(result))
-    elif as_csv:
-        click.echo(bench_text.csv(result), nl=False)
-    else:
-        click.echo("\n".join(bench_text.lines(result)))
+    show(result, bench_text, as_json, as_csv)
     failures = throughput.failed(result.skipped)
     if failures:
         raise KernelFailure(f"{len(failures)} of {len(failures) + len(result.points)} configs failed; "

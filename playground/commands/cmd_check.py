@@ -52,6 +52,7 @@ def command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps, num_
     from ..errors import UserError
     from ..run import check as correctness
     from ..run import text as check_text
+    from ..run import variants
     if all_kernels == bool(kernel):
         raise UserError("name one kernel (see `playground list`) or pass --all, not both" if kernel
                         else "name one kernel (see `playground list`) or pass --all")
@@ -63,16 +64,9 @@ def command(ctx, kernel, all_kernels, quick, shape, dtype, meta, num_warps, num_
         outcome = correctness.run_check(specs, all_kernels, quick, params.parse_assignments(shape, "shape"),
                                         dtype, params.parse_assignments(meta, "meta", strings=True), num_warps,
                                         num_stages, seed, interpreter, progress=tick, timeout=timeout,
-                                        kinds=_kinds(plain, no_sanitize))
+                                        kinds=variants.chosen(plain, no_sanitize))
     if as_json:
         click.echo(report.to_json(outcome))
     else:
         click.echo("\n".join(check_text.lines(outcome, debug=debug(ctx))), color=True)   # rich chose the colours
     ctx.exit(outcome.exit_code)
-
-
-def _kinds(plain: bool, no_sanitize: bool) -> tuple:
-    """What runs besides the plain cases (run/variants.py's KINDS), from --plain and --no-sanitize."""
-    from ..run.variants import KINDS
-    kinds = () if plain else tuple(k for k in KINDS if k != "sanitizers")
-    return kinds if no_sanitize else kinds + ("sanitizers",)

@@ -6,7 +6,7 @@ import sys
 import click
 
 from . import options
-from .common import one_format, progress, warn
+from .common import one_format, progress, show, warn
 
 
 @click.command("sweep")
@@ -39,7 +39,6 @@ def command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as_csv, 
     playground sweep gemm -t sm_80 -m BLOCK_SIZE_M=64,128 -m BLOCK_SIZE_K=32..128 -m num_stages=2,3
     playground sweep gemm -t sm_90,sm_80 --ray auto
     """
-    from .. import report
     from ..core import params, registry, targets
     from ..sweep import space, triage
     from ..sweep import text as sweep_text
@@ -53,12 +52,7 @@ def command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as_csv, 
                             dtype, jobs, num_sms, on_row=on_row, timeout=timeout, ray=ray_address)
     for message in result.warnings:
         warn(message)
-    if as_json:
-        click.echo(report.to_json(result))
-    elif as_csv:
-        click.echo(sweep_text.csv(result), nl=False)
-    else:
-        click.echo("\n".join(sweep_text.lines(result)))
+    show(result, sweep_text, as_json, as_csv)
     if result.exit_code:
         why = "every config is invalid" if result.exit_code == 2 else "no config compiled"
         click.echo(f"error: {why}; the table says why for each", err=True)

@@ -93,5 +93,12 @@ def one_format(as_json: bool, as_csv: bool) -> None:
         raise UserError("--json and --csv: pick one")
 
 
-def echo_lines(lines) -> None:
-    click.echo("\n".join(lines))
+def show(result, text, as_json: bool = False, as_csv: bool = False) -> None:
+    """A result as the user asked for it: one JSON object, CSV (its package's text.csv), or its text.lines."""
+    from .. import report
+    if as_json:
+        click.echo(report.to_json(result))
+    elif as_csv:
+        click.echo(text.csv(result), nl=False)
+    else:
+        click.echo("\n".join(text.lines(result)))

@@ -173,3 +173,10 @@ def _combinations(config: dict) -> set:
     """A config's values and pairs of values, for --quick's coverage."""
     items = sorted(config.items(), key=lambda kv: kv[0])
     return set(items) | {(a, b) for i, a in enumerate(items) for b in items[i + 1:]}
+
+
+def chosen(plain: bool = False, no_sanitize: bool = False) -> tuple:
+    """The KINDS that run besides the plain cases: none when only the cases as written are wanted (plain),
+    and the sanitizers unless they are turned off."""
+    kinds = () if plain else tuple(k for k in KINDS if k != "sanitizers")
+    return kinds if no_sanitize else kinds + ("sanitizers",)
