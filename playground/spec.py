@@ -8,7 +8,9 @@ import warnings
 
 from playground import KernelSpec, Tensor, cdiv
 
+# A FutureWarning, Python's deprecation warning for a program's users: the author of a kernel file sees it when
+# a command loads the file (a DeprecationWarning is hidden unless raised by __main__'s own code).
 warnings.warn("playground.spec is deprecated: write `from playground import KernelSpec, Tensor, cdiv`",
-              DeprecationWarning, stacklevel=2)
+              FutureWarning, stacklevel=2)
 
 __all__ = ["KernelSpec", "Tensor", "cdiv"]
