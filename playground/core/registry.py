@@ -31,7 +31,7 @@ class Opener:
 
 _OPENERS: list[Opener] = []
 _FALLBACK: list[Opener] = []        # tried after every other: they claim any saved reference
-_GPU_READERS: list[Callable] = []   # (file, target label) -> the file's definitions, read on a virtual GPU
+_GPU_READER: list[Callable] = []    # one slot: (file, target label) -> the file's definitions, read on a virtual GPU
 
 
 def register_opener(claims, open, target_of, fallback: bool = False) -> None:
@@ -41,7 +41,7 @@ def register_opener(claims, open, target_of, fallback: bool = False) -> None:
 
 def register_gpu_reader(read) -> None:
     """How a file that asks for a GPU as it loads is read on a virtual one (virtual/trace_kernels.py)."""
-    _GPU_READERS.append(read)
+    _GPU_READER[:] = [read]
 
 
 def _opener(ref: str) -> Opener:
@@ -202,7 +202,7 @@ def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Excep
     from . import targets
     target = targets.resolve(target).label
     try:
-        namespace = _GPU_READERS[0](file, target) if _GPU_READERS else {}
+        namespace = _GPU_READER[0](file, target) if _GPU_READER else {}
     except ImportError:        # no torch: the virtual GPU cannot stand in
         namespace = {}
     if not any(isinstance(v, KernelSpec) for v in namespace.values()):
