@@ -200,21 +200,120 @@ def test_resource_usage_is_kept_beside_the_cubin_and_equals_a_fresh_dump(tmp_pat
     assert disasm.resource_usage(c) == first
 
 
-@pytest.mark.parametrize("kernel,target,overrides", [
-    ("gemm", "sm_90", {}),
-    ("softmax", "sm_80", {"num_warps": 1, "shape": {"M": 8, "N": 8192}}),      # spills: STL/LDL counted
-    ("flash_attention", "sm_90", {}),
-])
-def test_the_counted_sass_has_the_readers_instructions(kernel, target, overrides, tmp_path, monkeypatch):
-    """The model counts instructions in SASS read without nvdisasm's dataflow pass (disasm.instructions); the
-    reader's SASS has the same instructions, loops and spills, in the same order."""
-    import re
+COUNTED = [("gemm", "sm_90", {}),
+           ("softmax", "sm_80", {"num_warps": 1, "shape": {"M": 8, "N": 8192}}),      # spills: STL/LDL counted
+           ("flash_attention", "sm_90", {}),
+           ("gemm_tma", "sm_100", {})]    # BRA.U, BSSY, CALL.REL.NOINC and RET.REL.NODEC name code addresses
+
+
+@pytest.mark.parametrize("kernel,target,overrides", COUNTED[:3])
+def test_sass_read_without_the_dataflow_pass_has_the_readers_instructions(kernel, target, overrides):
+    """A binary raw reading cannot serve is read whole without nvdisasm's dataflow pass (disasm.keep_counted);
+    the reader's SASS has the same instructions, loops and spills, in the same order."""
     from playground.model import program
     c = Request.of(kernel, target, **overrides).compile()
     counted = disasm._run_on_cubin(c.kernel.asm["cubin"], [tools.tool("nvdisasm"), "-c", "-ndf"])
     shown = disasm.sass(c)
-    ops = lambda text: re.findall(r"^\s*/\*[0-9a-f]+\*/\s+(.*?)\s*;", text, re.M)
-    assert ops(counted) == ops(shown) and len(ops(shown)) > 50
+    assert _operations(counted) == _operations(shown) and len(_operations(shown)) > 50
     assert program.sass_instructions(counted) == program.sass_instructions(shown)
     assert resources.spill_bytes(counted) == resources.spill_bytes(shown)
     assert (resources.spill_bytes(shown) != (0, 0)) == (kernel == "softmax")
+
+
+def test_code_read_raw_and_together_has_each_binarys_instructions_and_branch_targets():
+    """The counted SASS: code sections of several binaries laid end to end and read in one raw nvdisasm run per
+    architecture, each given back its own addresses. Every instruction, loop, spill and branch target is the
+    one the reader's SASS of that binary shows (there, a target is a label)."""
+    from playground.artefact import cubin
+    from playground.model import program
+    binaries = [Request.of(kernel, target, **overrides).compile() for kernel, target, overrides in COUNTED]
+    by_arch: dict[str, list] = {}
+    for c in binaries:
+        by_arch.setdefault(disasm._raw_arch(c), []).append(c)
+    assert sorted(by_arch) == ["SM100a", "SM80", "SM90a"] and len(by_arch["SM90a"]) == 2
+    for arch, group in by_arch.items():
+        code = [next(iter(cubin.code_sections(c.kernel.asm["cubin"]).items())) for c in group]
+        for c, counted in zip(group, disasm._disassemble_raw(arch, code)):
+            shown = disasm.sass(c)
+            assert _operations(counted) == _operations(shown) and len(_operations(shown)) > 50
+            assert _branch_targets(counted) == _branch_targets(shown) and _branch_targets(shown)
+            assert program.sass_instructions(counted) == program.sass_instructions(shown)
+            assert program.sass_local_bytes(counted) == program.sass_local_bytes(shown)
+            assert resources.spill_bytes(counted) == resources.spill_bytes(shown)
+    kinds = {op.split()[0].split(".")[0] for c in binaries for op, _ in _branch_targets(disasm.sass(c))}
+    assert kinds == {"BRA", "BSSY", "CALL", "RET"}      # every kind of instruction that names a code address
+
+
+_INSTRUCTION = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(.*?)\s*;", re.M)
+_TARGET = re.compile(r"\s*(`\((.+?)\)|0x([0-9a-f]+))$")
+
+
+def _operations(sass: str) -> list[str]:
+    """Each instruction, a code address it names left out (a label in a whole binary's SASS, a number in raw)."""
+    return [_TARGET.sub("", text) if _is_branch(text) else text for _, text in _INSTRUCTION.findall(sass)]
+
+
+def _is_branch(text: str) -> bool:
+    return bool(re.search(r"\b(BRA|BSSY|CALL\.REL|RET\.REL)\b", text))
+
+
+def _branch_targets(sass: str) -> list[tuple[str, int]]:
+    """(instruction, the address of the instruction its target names), for every instruction that names one: a
+    label is the address of the instruction after it."""
+    labels, waiting, found = {}, [], []
+    for line in sass.splitlines():
+        label = re.match(r"^\s*([^\s/][^\s:]*):\s*$", line)
+        if label:
+            waiting.append(label.group(1))
+        instruction = _INSTRUCTION.match(line)
+        if instruction:
+            address = int(instruction.group(1), 16)
+            labels.update((name, address) for name in waiting)
+            waiting = []
+            if _is_branch(instruction.group(2)):
+                found.append(instruction.group(2))
+    out = []
+    for text in found:
+        target = _TARGET.search(text)
+        body = re.sub(r"^@!?U?P\w+\s+", "", _TARGET.sub("", text))
+        out.append((body, labels[target.group(2)] if target.group(2) else int(target.group(3), 16)))
+    return out
+
+
+def test_binaries_are_read_together_once_per_architecture_and_kept(tmp_path, monkeypatch):
+    """keep_counted starts one nvdisasm for the binaries of one architecture; what it keeps serves the model
+    without starting another."""
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    binaries = [Request.of("vector_add", "sm_80").compile(),
+                Request.of("vector_add", "sm_90", {"BLOCK_SIZE": 256}).compile(),
+                Request.of("vector_add", "sm_90", {"BLOCK_SIZE": 1024}).compile()]
+    runs = []
+    real_run = subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda command, **kw: runs.append(command) or real_run(command, **kw))
+    disasm.keep_counted(binaries)
+    assert [command[command.index("-b") + 1] for command in runs] == ["SM80", "SM90a"]
+    runs.clear()
+    for c in binaries:
+        assert _operations(disasm.instructions(c)) == _operations(disasm.sass(c))
+    assert len(runs) == len(binaries), "the reader's SASS ran nvdisasm; the counted SASS was kept"
+
+
+def test_an_architecture_raw_reading_does_not_name_reads_the_binary_whole(tmp_path, monkeypatch):
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path))
+    c = Request.of("vector_add", "sm_90").compile()
+    monkeypatch.setattr(disasm, "_raw_arch", lambda compiled: "SM9000")
+    disasm.keep_counted([c])
+    assert disasm.instructions(c) == disasm._run_on_cubin(c.kernel.asm["cubin"],
+                                                          [tools.tool("nvdisasm"), "-c", "-ndf"])
+
+
+def test_a_cubins_code_sections_are_the_functions_nvdisasm_lists():
+    from playground.artefact import cubin
+    c = Request.of("gemm", "sm_90").compile()
+    code = cubin.code_sections(c.kernel.asm["cubin"])
+    shown = disasm.sass(c)
+    assert list(code) == re.findall(r"^\s*\.section\s+(\.text\.\w+)", shown, re.M) == [".text.gemm_kernel"]
+    assert len(code[".text.gemm_kernel"]) == 16 * len(_INSTRUCTION.findall(shown))   # 128-bit instructions
+    assert not cubin.code_is_relocated(c.kernel.asm["cubin"])
+    with pytest.raises(ValueError, match="not a 64-bit"):
+        cubin.sections(c.kernel.asm["ptx"].encode())

@@ -95,7 +95,8 @@ def test_concurrent_compiles_of_one_config_share_the_cache(tmp_path, monkeypatch
     request = Request.of("vector_add", "sm_90", {"BLOCK_SIZE": 256}, shape={"N": 4096})
     task = {"request": request.ref(), "config": {"BLOCK_SIZE": 256}, "num_sms": None}
     results = {}
-    pool.in_workers([dict(task, index=0), dict(task, index=1)], 2, lambda t, r: results.__setitem__(t["index"], r))
+    pool.in_workers([dict(task, index=0), dict(task, index=1)], 2,
+                    lambda done: results.update((t["index"], r) for t, r in done))
     assert results[0]["status"] == results[1]["status"] == "ok"
     assert results[0]["hash"] == results[1]["hash"]
     # Nothing half-written is left, and the entry loads whole in a third process (this one).

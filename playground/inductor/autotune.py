@@ -81,14 +81,24 @@ def stand_in_request(config: dict, m: int, n: int, k: int, dtype: str, target: s
 
 
 def compile_side_by_side(requests: list) -> None:
-    """Compile the stand-ins in sweep's process pool, one per core, so that modelling them one by one
-    afterwards reads Triton's cache (a config that fails here fails again, and says why, when modelled)."""
+    """Compile the stand-ins in sweep's process pool, one per core, and disassemble them together, so that
+    modelling them one by one afterwards reads Triton's cache (a config that fails here fails again, and says
+    why, when modelled)."""
     import os
 
+    from ..artefact import disasm
     from ..sweep import pool
-    tasks = [{"request": r.ref(), "config": {}, "num_sms": None, "index": i} for i, r in enumerate(requests)]
+    tasks = [{"request": r.ref(), "config": {}, "num_sms": None, "index": i, "model": False}
+             for i, r in enumerate(requests)]
     if len(tasks) > 1:
-        pool.in_workers(tasks, min(len(tasks), os.cpu_count() or 1), finish=lambda task, result: None)
+        pool.in_workers(tasks, min(len(tasks), os.cpu_count() or 1), finish=lambda done: None)
+        compiled = []
+        for r in requests:
+            try:
+                compiled.append(r.compile())     # a cache hit, or the same failure again
+            except Exception:
+                pass
+        disasm.keep_counted(compiled)
 
 
 def stand_in(config: dict, m: int, n: int, k: int, batch: int, element: int, dtype: str, target: str) -> dict:

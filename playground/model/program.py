@@ -126,18 +126,19 @@ def _local_bytes(compiled) -> tuple[int, int]:
     return 0, r.spill_store_bytes + r.spill_load_bytes
 
 
-_SASS_INSTRUCTION = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_.]*)")
+_SASS_INSTRUCTION = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_.]*)")
 _SASS_LABEL = re.compile(r"^\s*(\.L_x_\d+):")
-_SASS_BRANCH = re.compile(r"\bBRA\b[^;]*?(\.L_x_\d+)")
+# a branch's target: a label in a whole binary's SASS, an address in raw code's (disasm.keep_counted)
+_SASS_BRANCH = re.compile(r"\bBRA\b[^;]*?(?:(\.L_x_\d+)|0x([0-9a-f]+))")
 
 
 def _sass_main_loop(sass: str) -> tuple[list[str], list[str], tuple[int, int] | None]:
-    """(opcodes, their lines, the main loop's [start, end) among them or None). A loop is a label and a
-    later branch back to it; the main loop is the innermost one with the most instructions (a K loop, a
-    persistent kernel's row loop), NOPs (alignment) not counted."""
+    """(opcodes, their lines, the main loop's [start, end) among them or None). A loop is a label (or an
+    address) and a later branch back to it; the main loop is the innermost one with the most instructions (a K
+    loop, a persistent kernel's row loop), NOPs (alignment) not counted."""
     opcodes: list[str] = []
     text: list[str] = []
-    labels: dict[str, int] = {}
+    labels: dict[str, int] = {}       # a label, or an instruction's address, and the index of its instruction
     loops = []
     for line in sass.splitlines():
         label = _SASS_LABEL.match(line)
@@ -147,10 +148,12 @@ def _sass_main_loop(sass: str) -> tuple[list[str], list[str], tuple[int, int] | 
         m = _SASS_INSTRUCTION.match(line)
         if not m:
             continue
+        labels[f"0x{int(m.group(1), 16):x}"] = len(opcodes)
         branch = _SASS_BRANCH.search(line)
-        if branch and branch.group(1) in labels:
-            loops.append((labels[branch.group(1)], len(opcodes) + 1))
-        opcodes.append(m.group(1))
+        target = branch and (branch.group(1) or f"0x{int(branch.group(2), 16):x}")
+        if target in labels:
+            loops.append((labels[target], len(opcodes) + 1))
+        opcodes.append(m.group(2))
         text.append(line)
     innermost = [(a, b) for a, b in loops if b - a > 1 and not any(a <= c < d <= b and (c, d) != (a, b)
                                                                      for c, d in loops)]

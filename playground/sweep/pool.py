@@ -27,10 +27,12 @@ def _warm_worker() -> None:
 
 
 def _work(task: dict) -> dict:
-    """Runs in a worker: one config, its failure caught and returned as data."""
+    """Runs in a worker: one config, its failure caught and returned as data. A task marked `"model": False`
+    stops before the performance model, which the parent adds to several rows at once (rows.modelled)."""
     try:
         from ..artefact.request import Request
-        return rows.row(Request.from_ref(task["request"]), task["config"], task["num_sms"])
+        return rows.row(Request.from_ref(task["request"]), task["config"], task["num_sms"],
+                        model=task.get("model", True))
     except KeyboardInterrupt:
         raise
     except BaseException as e:   # SystemExit from a user's file counts as that config's failure too
@@ -59,14 +61,20 @@ def _main_not_rerun():
         sys.modules["__main__"] = real
 
 
-def in_workers(tasks: list[dict], workers: int, finish, timeout: float | None = None) -> None:
-    """Run tasks in a pebble process pool of `workers` spawned processes.
+def in_workers(tasks: list[dict], workers: int, finish, timeout: float | None = None,
+               gather: float = 0.0) -> None:
+    """Run tasks in a pebble process pool of `workers` spawned processes; `finish(done)` with the list of
+    (task, result) pairs ready, in the tasks' order.
+
+    `gather`: seconds a result may wait for others, so that they are handed over together (at most
+    GATHER_MOST at once, and all that are left when no task is still running).
 
     pebble gives each task its own time limit and reports a worker that died as that task's
     failure (ProcessExpired), replacing the worker; so a crash or a hang fails one config and the
     others go on. If this is interrupted (Ctrl-C, SIGTERM), the pool is stopped, its workers killed.
     """
     import multiprocessing
+    import time
 
     from pebble import ProcessExpired, ProcessPool
     with _main_not_rerun():
@@ -75,8 +83,13 @@ def in_workers(tasks: list[dict], workers: int, finish, timeout: float | None = 
         try:
             futures = {pool.schedule(_work, args=(task,), timeout=timeout): task for task in tasks}
             pending = set(futures)
+            ready: list[tuple[dict, dict]] = []
+            first_ready = 0.0
             while pending:
-                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                left = None if not ready else max(first_ready + gather - time.monotonic(), 0.0)
+                done, pending = wait(pending, timeout=left, return_when=FIRST_COMPLETED)
+                if done and not ready:
+                    first_ready = time.monotonic()
                 for future in sorted(done, key=lambda f: futures[f]["index"]):
                     task = futures[future]
                     try:
@@ -88,13 +101,20 @@ def in_workers(tasks: list[dict], workers: int, finish, timeout: float | None = 
                                           f"this config")
                     except Exception as e:
                         result = rows.failure(rows.one_line(e))
-                    finish(task, result)
+                    ready.append((task, result))
+                if ready and (not pending or len(ready) >= GATHER_MOST
+                              or time.monotonic() >= first_ready + gather):
+                    finish(sorted(ready, key=lambda pair: pair[0]["index"]))
+                    ready = []
             pool.close()
         except BaseException:
             pool.stop()        # kills the workers; then join returns at once
             raise
         finally:
             pool.join()
+
+
+GATHER_MOST = 8
 
 
 def _timed_out(timeout: float) -> dict:

@@ -18,18 +18,51 @@ from ..errors import KernelFailure, UserError
 from ..figures import occupancy
 
 
-def row(request, config: dict, num_sms: int | None = None) -> dict:
+def row(request, config: dict, num_sms: int | None = None, model: bool = True) -> dict:
     """Compile one config's Request and read its figures. Raises on failure.
 
     `config` is the row's label (the swept names and values). The figures are kept in Triton's
     cache beside the kernel (`stored_figures`), so a rerun of the sweep reads each row back
-    instead of reading the binary again.
+    instead of reading the binary again. With `model=False` the row stops before the performance
+    model and is not kept: `modelled` finishes it.
     """
     warned: list[str] = []
     c = request.compile(warn=warned.append)
-    result = figures(c, num_sms) | {"warnings": warned}
-    _store_figures(figures_key(request, c.hash, config, num_sms), result)
+    result = figures(c, num_sms, model) | {"warnings": warned}
+    if model:
+        _store_figures(figures_key(request, c.hash, config, num_sms), result)
     return result
+
+
+def modelled(unmodelled: list[tuple], num_sms: int | None = None) -> list[dict]:
+    """Finish rows read without the model (`row(model=False)`), given as (request, config, row): add the
+    model's figures and keep them. The model counts each binary's SASS instructions; here the binaries are
+    disassembled together, in one nvdisasm run (disasm.keep_counted), instead of one run each. A row whose
+    model fails is that row's failure."""
+    from ..artefact import disasm
+    gathered = []
+    for request, config, result in unmodelled:
+        c = None
+        if result["status"] == "ok":
+            try:
+                c = request.compile()       # a cache hit: a worker has just compiled it
+            except Exception as e:
+                result = failure(one_line(e))
+        gathered.append((request, config, result, c))
+    try:
+        disasm.keep_counted([c for *_, c in gathered if c is not None])
+    except Exception:
+        pass                                # each row's model reads its binary alone, and fails alone
+    out = []
+    for request, config, result, c in gathered:
+        if c is not None:
+            try:
+                result = result | _model_unless_unlaunchable(c, result, num_sms)
+                _store_figures(figures_key(request, c.hash, config, num_sms), result)
+            except Exception as e:
+                result = failure(one_line(e))
+        out.append(result)
+    return out
 
 
 FIGURES_FILE = "playground-sweep-row.json"
@@ -62,7 +95,7 @@ def _store_figures(key: str, result: dict) -> None:
     cache.keep_json(key, FIGURES_FILE, result)
 
 
-def figures(c, num_sms: int | None = None) -> dict:
+def figures(c, num_sms: int | None = None, model: bool = True) -> dict:
     r = c.resources
     out = {"status": "ok", "error": None, "registers": r.registers,
            "spill_store_bytes": r.spill_store_bytes, "spill_load_bytes": r.spill_load_bytes,
@@ -70,9 +103,12 @@ def figures(c, num_sms: int | None = None) -> dict:
            "meta": dict(c.config.meta), "hash": c.hash, "cache_hit": c.cache_hit,
            "compile_seconds": round(c.compile_seconds, 4)}
     out |= _occupancy(c, num_sms)
+    return out | _model_unless_unlaunchable(c, out, num_sms) if model else out
+
+
+def _model_unless_unlaunchable(c, figures_so_far: dict, num_sms) -> dict:
     # A kernel that cannot launch has no running time to model.
-    out |= _model(c, num_sms) if out["launchable"] is not False else _NOT_MODELLED
-    return out
+    return _model(c, num_sms) if figures_so_far["launchable"] is not False else _NOT_MODELLED
 
 
 def _occupancy(c, num_sms) -> dict:

@@ -1,0 +1,43 @@
+"""The sections of a cubin, read from its ELF section header table.
+
+A cubin is a 64-bit little-endian ELF file (nvdisasm prints `.elftype @"ET_EXEC"` and EF_CUDA_64BIT_ADDRESS
+for it). Only the section header table is read, by the layout of the System V gABI, "Sections" (ELF-64
+Object File Format, version 1.5: e_shoff at byte 0x28, e_shentsize, e_shnum and e_shstrndx at 0x3A; each
+header's sh_name, sh_type, sh_flags, sh_addr, sh_offset and sh_size first). A table of fixed-size records
+needs no library; tests compare what this reads with nvdisasm's own listing of the sections.
+"""
+from __future__ import annotations
+
+import struct
+
+_ELF_MAGIC = b"\x7fELF"
+_ELFCLASS64, _ELFDATA2LSB = 2, 1
+
+
+def sections(cubin: bytes) -> dict[str, bytes]:
+    """Every section's contents by name, in the file's order. Raises ValueError for a file that is not a
+    64-bit little-endian ELF."""
+    if cubin[:4] != _ELF_MAGIC or cubin[4] != _ELFCLASS64 or cubin[5] != _ELFDATA2LSB:
+        raise ValueError("not a 64-bit little-endian ELF file")
+    (table,) = struct.unpack_from("<Q", cubin, 0x28)
+    entry_size, count, names_index = struct.unpack_from("<HHH", cubin, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQ", cubin, table + i * entry_size) for i in range(count)]
+    names_at = headers[names_index][4]
+
+    def name(offset: int) -> str:
+        start = names_at + offset
+        return cubin[start:cubin.index(b"\0", start)].decode()
+
+    # sh_type 8 (SHT_NOBITS, .nv.shared.*) occupies no bytes in the file
+    return {name(h[0]): (b"" if h[1] == 8 else cubin[h[4]:h[4] + h[5]]) for h in headers}
+
+
+def code_sections(cubin: bytes) -> dict[str, bytes]:
+    """The `.text.<function>` sections: each function's instructions, as they lie in instruction memory."""
+    return {n: data for n, data in sections(cubin).items() if n.startswith(".text.")}
+
+
+def code_is_relocated(cubin: bytes) -> bool:
+    """Whether any instruction is patched at load time (a non-empty `.rel.text.*` or `.rela.text.*`): such code
+    disassembled raw would show the unpatched fields."""
+    return any(data for n, data in sections(cubin).items() if n.startswith((".rel.text.", ".rela.text.")))
