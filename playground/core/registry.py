@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import UserError
+from . import imports
 from .spec import KernelSpec
 
 KERNELS_DIR = Path(__file__).resolve().parents[2] / "kernels"
@@ -31,7 +32,7 @@ class Opener:
 
 _OPENERS: list[Opener] = []
 _FALLBACK: list[Opener] = []        # tried after every other: they claim any saved reference
-_GPU_READER: list[Callable] = []    # one slot: (file, target label) -> the file's definitions, read on a virtual GPU
+_GPU_READER: list[Callable] = []    # one slot: (file, target label, module) -> its definitions, read on a virtual GPU
 
 
 def register_opener(claims, open, target_of, fallback: bool = False) -> None:
@@ -40,7 +41,8 @@ def register_opener(claims, open, target_of, fallback: bool = False) -> None:
 
 
 def register_gpu_reader(read) -> None:
-    """How a file that asks for a GPU as it loads is read on a virtual one (virtual/trace_kernels.py)."""
+    """How a file that asks for a GPU as it loads is read on a virtual one (virtual/trace_kernels.py):
+    `read(file, target label, dotted module name or None)` -> the file's definitions."""
     _GPU_READER[:] = [read]
 
 
@@ -57,7 +59,9 @@ def kernel_names() -> list[str]:
 
 
 def load(ref: str, target: str | None = None, args: str | None = None) -> KernelSpec:
-    """A kernel by name (`gemm`), by file (`./mine.py`, `./mine.py:my_kernel`), or a launch captured by
+    """A kernel by name (`gemm`), by file (`./mine.py`, `./mine.py:my_kernel`; a file inside a package imports
+    as the package would, core/imports.py), by module (`liger_kernel.ops.rms_norm:_rms_norm_forward_kernel`,
+    any module this Python can import), or a launch captured by
     `playground run --trace T.json` (`T.json#2`: variant 2; virtual/trace_kernels.py), or a kernel of an Inductor
     plan (`PLAN.json#2` saved by `playground fuse --save`, `fuse#2` the last plan; inductor/saved_plans.py).
 
@@ -70,6 +74,10 @@ def load(ref: str, target: str | None = None, args: str | None = None) -> Kernel
     path, _, name = ref.partition(":") if _looks_like_path(ref) else ("", "", ref)
     if path:
         return _from_file(path, name, target, args)
+    module, colon, in_module = ref.partition(":")
+    if colon or imports.is_module_name(module):
+        file, where = imports.locate(module)
+        return _from_file(str(file), in_module, target, args, where)
     if args:
         raise UserError(f"args is for a bare kernel in a file (file.py:kernel); {name} has a spec", param="args")
     if name not in kernel_names():
@@ -115,7 +123,8 @@ def _looks_like_path(ref: str) -> bool:
     return ref.partition(":")[0].endswith(".py") or os.sep in ref
 
 
-def _from_file(path: str, name: str, target: str | None = None, args: str | None = None) -> KernelSpec:
+def _from_file(path: str, name: str, target: str | None = None, args: str | None = None,
+               where: imports.Placement | None = None) -> KernelSpec:
     """A user's file is imported as it is. If that fails (a script written for a GPU machine queries the
     device at import, as Triton's tutorials do), it is read again on a virtual GPU of `target`: its
     imports, definitions and assignments run, its demo code (bare calls, loops, `with`, the
@@ -123,28 +132,25 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
     file = Path(path).expanduser()
     if not file.is_file():
         raise UserError(f"no such kernel file: {path}")
-    module_name = f"playground_user_{abs(hash(str(file.resolve())))}"
+    where = where or imports.placement(file)
+    module_name = where.module or f"playground_user_{abs(hash(str(file.resolve())))}"
     module = sys.modules.get(module_name)
     namespace = vars(module) if module is not None else None
     if module is None:
-        # as Python runs a script: its own directory first on the path, so helpers beside it import
-        folder = str(file.resolve().parent)
-        if folder not in sys.path:
-            sys.path.insert(0, folder)
-        spec = importlib.util.spec_from_file_location(module_name, file)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
         try:
-            spec.loader.exec_module(module)
+            module, skipped_init = imports.import_placed(file, where, module_name)
             namespace = vars(module)
+            if skipped_init:
+                import warnings
+                warnings.warn(f"{path}: imported as {where.module} without running {skipped_init}")
         except UserError as e:  # a KernelSpec that says what is wrong with it
-            del sys.modules[module_name]
             raise UserError(f"{path}: {e}") from e
+        except ModuleNotFoundError as e:
+            raise UserError(f"{path}: {imports.missing(e, where)}") from e
         except Exception as e:  # broken, or written for a GPU machine: read it on the virtual GPU
-            del sys.modules[module_name]
             if not _refers_to_a_gpu(file):
                 raise UserError(f"{path}: cannot import: {type(e).__name__}: {e}") from e
-            namespace = _read_on_virtual_gpu(path, file, target, e)
+            namespace = _read_on_virtual_gpu(path, file, target, e, where.module)
     specs = {k: v for k, v in namespace.items() if isinstance(v, KernelSpec)}
     by_name = {s.name: s for s in specs.values()} | specs
     if args:
@@ -152,7 +158,7 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
             raise UserError(f"args needs a bare kernel: {path}:NAME, NAME a @triton.jit (or autotune / "
                             f"heuristics) function; kernels there: {', '.join(_bare_kernels(namespace)) or 'none'}", param="args")
         from .bare import spec_for
-        return spec_for(namespace[name], name, str(file.resolve()), args)
+        return _finish(spec_for(namespace[name], name, str(file.resolve()), args), str(file), where)
     if name:
         if name not in by_name:
             if _is_bare_kernel(namespace.get(name)):
@@ -161,9 +167,9 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
                                 f"`SPEC = KernelSpec(...)` as in kernels/vector_add.py")
             raise UserError(f"{path} has no kernel spec named '{name}'"
                             f"{_suggest(name, sorted({s.name for s in specs.values()}))}")
-        return _finish(by_name[name], str(file))
+        return _finish(by_name[name], str(file), where)
     if len(set(map(id, specs.values()))) == 1:
-        return _finish(next(iter(specs.values())), str(file))
+        return _finish(next(iter(specs.values())), str(file), where)
     if not specs:
         raise UserError(f"{path} defines no KernelSpec; see kernels/vector_add.py for the form")
     raise UserError(f"{path} defines several kernels; pick one: "
@@ -196,16 +202,16 @@ def check_one_gpu(spec: KernelSpec, names: list[str]) -> None:
                         f"what it defines is that GPU's, not {', '.join(others)}'s; name one target at a time")
 
 
-def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Exception) -> dict:
+def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Exception, module: str | None) -> dict:
     import warnings
 
     from . import targets
     target = targets.resolve(target).label
     try:
-        namespace = _GPU_READER[0](file, target) if _GPU_READER else {}
+        namespace = _GPU_READER[0](file, target, module) if _GPU_READER else {}
     except ImportError:        # no torch: the virtual GPU cannot stand in
         namespace = {}
-    if not any(isinstance(v, KernelSpec) for v in namespace.values()):
+    if not any(isinstance(v, KernelSpec) for v in namespace.values()) and not _bare_kernels(namespace):
         raise UserError(f"{path}: cannot import: {type(error).__name__}: {error}") from error
     warnings.warn(f"{path} does not import as it is ({type(error).__name__}: {error}); read its definitions "
                   f"on a virtual {target}, without running its top-level demo code")
@@ -221,8 +227,10 @@ def _bare_kernels(namespace: dict) -> list[str]:
     return sorted(k for k, v in namespace.items() if _is_bare_kernel(v) and not k.startswith("_"))
 
 
-def _finish(spec: KernelSpec, file: str) -> KernelSpec:
+def _finish(spec: KernelSpec, file: str, where: imports.Placement | None = None) -> KernelSpec:
     spec.source_path = spec.source_path or str(Path(file).resolve())
+    if where is not None:
+        spec.imported_as = where.describe()
     return spec
 
 

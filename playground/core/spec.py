@@ -82,6 +82,7 @@ class KernelSpec:
     # filled in by the registry
     source_path: str = ""
     loaded_from: str = ""    # how registry.load finds it again when that is not a file of specs (trace.json#2)
+    imported_as: str = ""    # the dotted name and package root of a file inside a package (core/imports.py)
     # filled in from `kernel` (__post_init__): an @triton.autotune and the @triton.heuristics around it
     autotuner: Any = field(default=None, init=False, repr=False)
     heuristics_values: dict = field(default_factory=dict, init=False, repr=False)

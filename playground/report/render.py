@@ -49,7 +49,8 @@ def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
     when = "cache hit" if c.cache_hit else "compiled"
     lines = [
         f"kernel      {c.spec.name} ({c.name}) from {short_path(c.spec.source_path)}"
-        + (f", opened as {c.spec.loaded_from}" if c.spec.loaded_from else ""),
+        + (f", opened as {c.spec.loaded_from}" if c.spec.loaded_from else "")
+        + (f", imported as {c.spec.imported_as}" if c.spec.imported_as else ""),
         f"target      {c.target.name} ({c.target.backend}, warp size {c.target.warp_size})"
         + (f"; the GPU is the {devices.get(c.target).name} ({c.target.gpu}): {c.target.name}'s binary" if c.target.gpu else ""),
         f"launch      num_warps={cfg.num_warps} ({_threads(c)}), "
@@ -140,7 +141,7 @@ def summary(c: Compiled, stages: list[str] = ()) -> dict:
     cfg = c.config
     data = {
         "kernel": c.spec.name, "function": c.name, "file": c.spec.source_path,
-        "target": c.target.label, "backend": c.target.backend, "warp_size": c.target.warp_size,
+        "imported_as": c.spec.imported_as or None, "target": c.target.label, "backend": c.target.backend, "warp_size": c.target.warp_size,
         "num_warps": cfg.num_warps, "num_stages": cfg.num_stages, "meta": cfg.meta,
         "shape": cfg.shape, "dtype": cfg.dtype, "specialization": c.specialization, "options": c.options,
         "resources": c.resources.as_dict(), "compile_seconds": round(c.compile_seconds, 4),

@@ -31,4 +31,4 @@ def _launches():
 # A trace is any other saved reference (T.json#N): tried after the plans.
 registry.register_opener(lambda ref: True, lambda ref: _trace_kernels().spec_from_trace(ref),
                          lambda ref: _launches().variant_source(ref)["target"], fallback=True)
-registry.register_gpu_reader(lambda file, target: _trace_kernels().read_script(file, target))
+registry.register_gpu_reader(lambda file, target, module: _trace_kernels().read_script(file, target, module))

@@ -44,21 +44,25 @@ def load_kernel(file: str, name: str, target: str):
 _READ: dict[str, dict] = {}
 
 
-def read_script(path: Path, target: str) -> dict:
-    """The file's definitions, read on a virtual GPU of `target` without running its demo code."""
+def read_script(path: Path, target: str, module: str | None = None) -> dict:
+    """The file's definitions, read on a virtual GPU of `target` without running its demo code. `module`: the
+    dotted name of a file inside a package (core/imports.py), so that its relative imports resolve."""
     with session.reading(target):
-        return _read_module(path)
+        return _read_module(path, module)
 
 
-def _read_module(path: Path) -> dict:
+def _read_module(path: Path, module: str | None = None) -> dict:
     key = str(path.resolve())
     if key in _READ:
         return _READ[key]
     if not path.is_file():
         raise UserError(f"{path}: the kernel's file is gone")
     tree = ast.parse(path.read_text(), filename=str(path))
-    namespace = {"__name__": "__main__", "__file__": str(path), "__builtins__": __builtins__}
-    sys.path.insert(0, str(path.parent))
+    namespace = {"__name__": module or "__main__", "__file__": str(path), "__builtins__": __builtins__}
+    if module:
+        namespace["__package__"] = module.rpartition(".")[0]
+    else:
+        sys.path.insert(0, str(path.parent))
     for node in tree.body:
         if not _runs_when_reading(node):
             continue

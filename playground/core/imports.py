@@ -1,0 +1,228 @@
+"""How a user's file or module is imported: as its package would import it, or as a script.
+
+A kernel file inside a package (`attorch/act_kernels.py` with `from .utils import ...`, Liger-Kernel's
+`src/liger_kernel/ops/rms_norm.py` with `from liger_kernel.ops.utils import ...`) only imports under its dotted
+name, with the directory above its top package on `sys.path`. `placement` finds both: a regular package by its
+`__init__.py` files, a namespace package (no `__init__.py`, as in many `src/` layouts) by what the file itself
+imports (a relative import, or an absolute one of a package the file lies in). A file that is neither is a
+script: it runs with its own folder first on the path, as `python file.py` would.
+
+A package's `__init__.py` often imports far more than its kernels need (a model library, a GPU check): when
+the import fails, it is tried again with the packages above the file standing in as empty ones, and the
+caller says which `__init__.py` did not run.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import importlib.machinery
+import importlib.util
+import re
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import UserError
+
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+@dataclass(frozen=True)
+class Placement:
+    module: str | None      # the dotted name the file imports as; None for a script
+    root: Path | None       # the folder put first on sys.path for it (the file's own, for a script)
+    kind: str               # "package", "namespace package", "installed module" or "script"
+
+    def describe(self) -> str:
+        """For a header: `liger_kernel.ops.rms_norm (namespace package, root src)`."""
+        return f"{self.module} ({self.kind}, root {self.root})" if self.module else ""
+
+
+def is_module_name(text: str) -> bool:
+    """`liger_kernel.ops.rms_norm` (a dotted name: a built-in kernel's name has no dot)."""
+    return "." in text and bool(_DOTTED.match(text))
+
+
+def placement(file: Path) -> Placement:
+    """Where `file` belongs: the package that holds it and the folder above that package, or a script."""
+    file = file.resolve()
+    parts = [file.stem] if file.name != "__init__.py" else []
+    top = file.parent
+    while (top / "__init__.py").is_file():
+        parts.insert(0, top.name)
+        top = top.parent
+    if top != file.parent and _identifiers(parts):
+        return Placement(".".join(parts), top, "package")
+    depth = _namespace_depth(file)
+    if depth:
+        root = file.parents[depth]
+        parts = [p.name for p in reversed(file.parents[:depth])] + [file.stem]
+        if _identifiers(parts):
+            return Placement(".".join(parts), root, "namespace package")
+    return Placement(None, file.parent, "script")
+
+
+def _identifiers(parts: list[str]) -> bool:
+    return bool(parts) and all(p.isidentifier() for p in parts)
+
+
+def _namespace_depth(file: Path) -> int:
+    """How many folders above the file its package reaches, judged by its own imports: a relative import of
+    level n needs n; an absolute import of a folder the file lies in needs that folder. 0: a script."""
+    try:
+        tree = ast.parse(file.read_bytes())
+    except (SyntaxError, ValueError, OSError):
+        return 0
+    folders = [p.name for p in file.parents]          # the file's own folder first
+    depth = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            depth = max(depth, node.level)
+        names = [node.module] if isinstance(node, ast.ImportFrom) and not node.level and node.module else \
+            [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        for name in names:
+            first = name.split(".")[0]
+            # the nearest folder of that name; the file's own folder cannot be a package it imports from above
+            if first in folders[1:]:
+                depth = max(depth, folders.index(first, 1) + 1)
+    return depth if depth < len(folders) else 0
+
+
+def locate(module: str) -> tuple[Path, Placement]:
+    """An importable module's file and placement, found without running any package's `__init__.py`."""
+    if not _DOTTED.match(module):
+        raise UserError(f"{module}: not a module name (as in liger_kernel.ops.rms_norm)")
+    top, *rest = module.split(".")
+    try:
+        spec = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        raise UserError(f"no module named '{top}'{install_hint(top)}")
+    where = list(spec.submodule_search_locations or [])
+    if not rest:
+        if not spec.origin or not spec.origin.endswith(".py"):
+            raise UserError(f"{module}: not a Python source file")
+        file = Path(spec.origin)
+    else:
+        file = None
+        for i, name in enumerate(rest):
+            last = i == len(rest) - 1
+            found = [Path(d) / f"{name}.py" for d in where if last and (Path(d) / f"{name}.py").is_file()] or \
+                [Path(d) / name for d in where if (Path(d) / name).is_dir()]
+            if not found:
+                raise UserError(f"no module named '{'.'.join([top, *rest[:i + 1]])}'")
+            if found[0].suffix == ".py":
+                file = found[0]
+            elif last:
+                file = found[0] / "__init__.py"
+                if not file.is_file():
+                    raise UserError(f"{module}: a namespace package, not a file of kernels")
+            where = [str(found[0])]
+    root = file.parents[len(rest) if file.name != "__init__.py" else len(rest) + 1]
+    return file, Placement(module, root, "installed module")
+
+
+def import_placed(file: Path, where: Placement, script_name: str) -> tuple[types.ModuleType, str | None]:
+    """Import `file` as `where` says; (the module, the `__init__.py` that could not run, or None). A script is
+    imported under `script_name`. Raises what the import raised."""
+    root = str(where.root)
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    if where.module is None:
+        return _import_script(file, script_name), None
+    importlib.invalidate_caches()
+    try:
+        module = importlib.import_module(where.module)
+    except Exception as first:
+        failed_init = _failed_init(first, where)
+        if failed_init is None:
+            raise
+        _forget(where.module)
+        _stand_in_parents(where)
+        module = importlib.import_module(where.module)
+        return _same_file(module, file, where), f"{failed_init} ({type(first).__name__}: {first})"
+    return _same_file(module, file, where), None
+
+
+def _import_script(file: Path, name: str) -> types.ModuleType:
+    spec = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _failed_init(error: BaseException, where: Placement) -> str | None:
+    """The package `__init__.py` above the file that raised `error`, if one did."""
+    inits = {str((where.root / Path(*where.module.split(".")[:i + 1]) / "__init__.py").resolve())
+             for i in range(where.module.count("."))}
+    tb = error.__traceback__
+    while tb is not None:
+        name = str(Path(tb.tb_frame.f_code.co_filename).resolve())
+        if name in inits:
+            return str(Path(name).relative_to(where.root))
+        tb = tb.tb_next
+    return None
+
+
+def _forget(module: str) -> None:
+    """Drop what a failed import left of the file's packages."""
+    top = module.split(".")[0]
+    for name in [n for n in sys.modules if n == top or n.startswith(top + ".")]:
+        del sys.modules[name]
+
+
+def _stand_in_parents(where: Placement) -> None:
+    """Empty packages in place of the file's parents, their `__init__.py` not run: the file's own imports of
+    its siblings still find them through each package's folder."""
+    parts = where.module.split(".")[:-1]
+    for i in range(len(parts)):
+        name = ".".join(parts[:i + 1])
+        folder = where.root / Path(*parts[:i + 1])
+        package = types.ModuleType(name)
+        package.__path__ = [str(folder)]
+        package.__package__ = name
+        package.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+        package.__spec__.submodule_search_locations = [str(folder)]
+        sys.modules[name] = package
+        if i:
+            setattr(sys.modules[".".join(parts[:i])], parts[i], package)
+
+
+def _same_file(module: types.ModuleType, file: Path, where: Placement) -> types.ModuleType:
+    found = getattr(module, "__file__", None)
+    if not found or Path(found).resolve() != file.resolve():
+        raise UserError(f"imports as {where.module}, but that name is {found} in this Python (another copy is "
+                        f"installed or already imported)")
+    return module
+
+
+# The package pip installs each module from, for modules Triton projects commonly import (the name differs for
+# several: cv2, PIL, yaml, sklearn, flash_attn, liger_kernel, fla, mamba_ssm).
+_PIP_NAMES = {"cv2": "opencv-python", "PIL": "pillow", "yaml": "pyyaml", "sklearn": "scikit-learn",
+              "flash_attn": "flash-attn", "liger_kernel": "liger-kernel", "fla": "flash-linear-attention",
+              "mamba_ssm": "mamba-ssm", "attr": "attrs", "bitsandbytes": "bitsandbytes", "einops": "einops",
+              "transformers": "transformers", "accelerate": "accelerate", "safetensors": "safetensors",
+              "xformers": "xformers", "numpy": "numpy", "scipy": "scipy", "pandas": "pandas",
+              "matplotlib": "matplotlib", "packaging": "packaging", "pytest": "pytest",
+              "torch": "torch==2.13.0 (the CPU build)"}
+
+
+def install_hint(module: str) -> str:
+    """`; pip install NAME` when the package that provides `module` is known."""
+    pip = _PIP_NAMES.get(module.split(".")[0])
+    return f" (pip install {pip})" if pip else ""
+
+
+def missing(error: ModuleNotFoundError, where: Placement) -> str:
+    """What a module the file imports and this Python lacks is: one of its own package's, or another project's."""
+    name = error.name or str(error)
+    if where.module and name.split(".")[0] == where.module.split(".")[0]:
+        return f"imports {name}, which is not in {where.root}"
+    return f"needs the module '{name}', which is not installed here{install_hint(name)}"
