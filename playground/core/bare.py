@@ -1,10 +1,16 @@
 """A bare kernel, no spec: `playground compile file.py:kernel --args "x=fp32[98432], n=98432, BLOCK=1024"`.
 
-Each `NAME=VALUE` is one argument of the kernel, as a launch would pass it:
-  NAME=fp16[4096,4096]   a tensor of that dtype and shape (contiguous, 16-byte aligned)
-  NAME=fp16[4096]+2      the same, its data 2 elements past an aligned address (a view one step in)
-  NAME=98432             an integer, a float or true/false: a scalar, or a constexpr's value
-  grid=97 / grid=32x32   the launch grid (default 1), for `grid` and `occupancy`
+Each `NAME=VALUE` is one argument of the kernel, written as a launch passes it:
+  x=fp16[4096,4096]          a tensor of that dtype and shape (contiguous, 16-byte aligned); a dtype by its
+  x=float16[4096,4096]       short name or as torch spells it (float16, bfloat16, bool, int32, float8_e4m3fn)
+  x=fp16[4096]+2             the same, its data 2 elements past an aligned address (a view one step in)
+  w=fp16[512,1024].T         the transpose of a contiguous [512,1024] tensor: shape [1024,512], strides (1,1024)
+  x=fp16[1024,512](1,1024)   a tensor of that shape and those strides, in elements (torch.empty_strided's order)
+  n=98432, p=0.5, flag=true  a scalar, or a constexpr's value
+  bias=None                  an optional tensor not given, or a None constexpr
+  MODE='none', MODE=none     a string constexpr, quoted or bare
+  OUT_DTYPE=tl.float32       a dtype constexpr (tl. or torch. spellings)
+  grid=97, grid=32x32, grid=(4, 8, 2)   the launch grid, of 1 to 3 dimensions (default 1)
 `num_warps` and `num_stages` come from --num-warps / --num-stages (or a config, for an autotuned
 kernel). The JIT's binder then specialises these stand-ins exactly as it would the real arguments.
 """
@@ -16,41 +22,94 @@ from ..errors import UserError
 from . import dtypes, work
 from .spec import AbstractTensor, KernelSpec, Tensor, unwrap
 
-_TENSOR = re.compile(r"^(\w+)\[([\d,\s]*)\](?:\+(\d+))?$")
+_TENSOR = re.compile(r"^([\w.]+)\[([\d,\s]*)\](\.T)?(?:\(([\d,\s]*)\))?(?:\+(\d+))?$")
+_GRID = re.compile(r"^\(?\s*(\d+(?:\s*[x,]\s*\d+){0,2})\s*,?\s*\)?$")
+_WORD = re.compile(r"^[A-Za-z_][\w.]*$")
+EXAMPLES = ("x=fp16[1024,64], w=float16[64,1024].T, y=fp32[1024,512](1,1024), n=1024, p=0.5, bias=None, "
+            "MODE='none', OUT_DTYPE=tl.float32, grid=(8,4)")
 
 
 def parse(text: str) -> dict:
-    """`--args` -> {name: ("tensor", dtype, shape, offset) | ("value", v)}, plus "grid"."""
-    from .params import parse_value, split_top_level
+    """`--args` -> {name: ("tensor", dtype, shape, offset, strides) | ("value", v)}, plus "grid"."""
+    from .params import split_top_level
     out = {}
     for item in split_top_level(text):
         name, eq, value = (part.strip() for part in item.partition("="))
         if not eq or not name or not value:
-            raise UserError(f"args '{item}': expected NAME=VALUE, as in x=fp32[1024] or n=1024", param="args")
+            raise UserError(f"args '{item}': expected NAME=VALUE, as in {EXAMPLES}", param="args")
         if name in out:
             raise UserError(f"args {name}: given twice", param="args")
-        if name == "grid":
-            try:
-                out[name] = tuple(int(g) for g in value.lower().split("x"))
-            except ValueError:
-                raise UserError(f"args grid={value}: expected N, NxM or NxMxK", param="args") from None
-            continue
-        tensor = _TENSOR.match(value)
-        if tensor:
-            dtype, dims, offset = tensor.groups()
-            dtypes.get(dtype)
-            shape = tuple(int(d) for d in dims.split(",") if d.strip())
-            out[name] = ("tensor", dtype, shape, int(offset or 0))
-        else:
-            out[name] = ("value", parse_value(value, f"args {name}", param="args"))
+        out[name] = _grid(value) if name == "grid" else _argument(name, value)
     return out
+
+
+def _grid(value: str) -> tuple[int, ...]:
+    match = _GRID.match(value.lower())
+    if not match:
+        raise UserError(f"args grid={value}: expected 1 to 3 whole numbers: grid=97, grid=32x32, grid=(4, 8, 2)",
+                        param="args")
+    return tuple(int(g) for g in re.split(r"\s*[x,]\s*", match.group(1)))
+
+
+def _argument(name: str, value: str):
+    tensor = _TENSOR.match(value)
+    if tensor:
+        dtype, dims, transposed, strides, offset = tensor.groups()
+        dtype = _dtype(name, value, dtype)
+        shape = tuple(int(d) for d in dims.split(",") if d.strip())
+        if transposed:
+            if len(shape) < 2:
+                raise UserError(f"args {name}={value}: .T transposes the last two dimensions; give at least two",
+                                param="args")
+            contiguous = _contiguous(shape)
+            shape = shape[:-2] + (shape[-1], shape[-2])
+            strides = contiguous[:-2] + (contiguous[-1], contiguous[-2])
+        elif strides is not None:
+            strides = tuple(int(d) for d in strides.split(",") if d.strip())
+            if len(strides) != len(shape):
+                raise UserError(f"args {name}={value}: {len(shape)} dimensions but {len(strides)} strides",
+                                param="args")
+        return ("tensor", dtype, shape, int(offset or 0), strides or None)
+    if value == "None":
+        return ("value", None)
+    if value in ("True", "true", "False", "false"):
+        return ("value", value.lower() == "true")
+    for convert in (int, float):
+        try:
+            return ("value", convert(value))
+        except ValueError:
+            pass
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return ("value", value[1:-1])
+    if value.startswith(("tl.", "triton.language.", "torch.")):
+        import triton.language as tl
+        return ("value", getattr(tl, dtypes.get(_dtype(name, value, value)).triton))
+    if _WORD.match(value):
+        return ("value", value)
+    raise UserError(f"args {name}={value}: not a tensor, number, None, string or dtype; as in {EXAMPLES}",
+                    param="args")
+
+
+def _dtype(name: str, value: str, dtype: str) -> str:
+    try:
+        return dtypes.canonical(dtype)
+    except UserError as e:
+        raise UserError(f"args {name}={value}: {str(e).removeprefix(f'dtype {dtype}: ')}", param="args") from None
+
+
+def _contiguous(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.insert(0, step)
+        step *= n
+    return tuple(strides)
 
 
 class _OffsetTensor(AbstractTensor):
     """A stand-in whose data starts `offset` elements past an aligned address."""
 
-    def __init__(self, shape, dtype, offset: int):
-        super().__init__(shape, dtype)
+    def __init__(self, shape, dtype, offset: int, strides=None):
+        super().__init__(shape, dtype, strides)
         self.offset_bytes = offset * dtypes.size(dtype)
 
     def data_ptr(self) -> int:
@@ -82,7 +141,7 @@ def spec_for(kernel, name: str, source_path: str, args_text: str) -> KernelSpec:
     tensors = {n: Tensor(v[2], v[1]) for n, v in given.items() if v[0] == "tensor"}
 
     def stand_in(value):
-        return _OffsetTensor(value[2], value[1], value[3]) if value[0] == "tensor" else value[1]
+        return _OffsetTensor(value[2], value[1], value[3], value[4]) if value[0] == "tensor" else value[1]
 
     def runtime_args(**_):
         return tuple(p.default if p.name not in given else stand_in(given[p.name]) for p in positional)

@@ -45,11 +45,28 @@ DTYPES = {d.name: d for d in (
 IR_BYTES = {d.mlir: d.bytes for d in DTYPES.values()} | {"i1": 1, "!tt.ptr": 8}
 
 
+# Every other name a dtype goes by, as launches and specs are written: torch's and Triton's attribute names
+# (float16, bfloat16, bool, int1, float8_e4m3fn, float8e4nv), torch's short aliases (torch.half is float16,
+# torch.float float32, torch.double float64, torch.short int16, torch.int int32, torch.long int64: torch's
+# _tensor_docs / torch.dtype table), each also with its module written (torch.float16, tl.float16).
+ALIASES = {alias: d.name for d in DTYPES.values() for alias in (d.triton, d.torch)} | {
+    "half": "fp16", "float": "fp32", "double": "fp64", "short": "i16", "int": "i32", "long": "i64"}
+_MODULES = ("torch.", "triton.language.", "tl.")
+
+
+def canonical(name: str) -> str:
+    """The short name of a dtype given by any of its names (`float16`, `torch.float16`, `tl.float16`, `fp16`)."""
+    if name in DTYPES:
+        return name
+    bare = next((name[len(m):] for m in _MODULES if name.startswith(m)), name)
+    if bare in DTYPES or bare in ALIASES:
+        return ALIASES.get(bare, bare)
+    raise UserError(f"dtype {name}: unknown dtype; known: {', '.join(DTYPES)} (or torch's names: float16, "
+                    f"bfloat16, float32, bool, int32, float8_e4m3fn, ...)", param="dtype")
+
+
 def get(name: str) -> DType:
-    try:
-        return DTYPES[name]
-    except KeyError:
-        raise UserError(f"dtype {name}: unknown dtype; known: {', '.join(DTYPES)}", param="dtype") from None
+    return DTYPES[canonical(name)]
 
 
 def size(name: str) -> int:

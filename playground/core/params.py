@@ -134,7 +134,7 @@ def check_shape(spec: KernelSpec, shape: dict) -> dict:
 def check_dtype(spec: KernelSpec, dtype: str | None) -> str:
     if dtype is None:
         return spec.dtype
-    dtypes.get(dtype)          # an unknown name is one line naming the known ones
+    dtype = dtypes.canonical(dtype)          # an unknown name is one line naming the known ones
     if dtype not in spec.dtypes:
         raise UserError(f"dtype {dtype}: {spec.name} supports {', '.join(spec.dtypes)}", param="dtype")
     return dtype

@@ -9,6 +9,7 @@ at that shape would build.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -91,11 +92,17 @@ class KernelSpec:
         """`kernel=` may be the @triton.autotune / @triton.heuristics object itself, as projects write it:
         keep the @triton.jit function as `kernel`, the autotuner and the heuristics beside it, and take the
         autotuner's configs as the space when the spec names none."""
+        from ..errors import UserError
         for where, name in [(f"tensor '{n}'", t.dtype) for n, t in self.tensors.items() if t.dtype] + \
                 [("dtypes", d) for d in self.dtypes]:
-            if name not in dtypes.DTYPES:
-                from ..errors import UserError
-                raise UserError(f"{self.name}: {where} names dtype '{name}'; known: {', '.join(dtypes.DTYPES)}")
+            try:
+                dtypes.canonical(name)
+            except UserError as e:
+                raise UserError(f"{self.name}: {where} names {e}") from None
+        # a spec may name a dtype as torch does (float16): the tools go by the short names (fp16)
+        self.dtypes = tuple(dtypes.canonical(d) for d in self.dtypes)
+        self.tensors = {n: dataclasses.replace(t, dtype=dtypes.canonical(t.dtype)) if t.dtype else t
+                        for n, t in self.tensors.items()}
         self.kernel, autotuner, heuristics_values = unwrap(self.kernel)
         self.autotuner = autotuner or self.autotuner
         self.heuristics_values = heuristics_values or self.heuristics_values
@@ -225,8 +232,10 @@ class AbstractTensor:
         return math.prod(self.shape)
 
     def ptr_range(self) -> int:
-        """Bytes the buffer spans: Triton's AMD backend asks it to decide on 32-bit buffer offsets."""
-        return max(self.numel(), 1) * self.element_size()
+        """Bytes the buffer spans (its last element's offset + 1, by its strides): Triton's AMD backend asks it to
+        decide on 32-bit buffer offsets."""
+        last = sum((n - 1) * s for n, s in zip(self.shape, self._strides) if n > 0)
+        return (last + 1 if self.numel() else 1) * self.element_size()
 
     def element_size(self) -> int:
         return dtypes.size(self.dtype_name)
