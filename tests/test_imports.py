@@ -135,3 +135,34 @@ def test_the_header_and_json_say_how_the_file_was_imported(tmp_path):
     result = invoke("compile", f"{file}:relu_kernel", "--args", ARGS, "--target", "sm_90", "--json")
     import json
     assert json.loads(result.stdout)["imported_as"] == f"kpkg_header.act (package, root {tmp_path})"
+
+
+def test_a_package_that_reaches_above_its_last_init_file_is_imported_from_the_folder_above(tmp_path, clean_modules):
+    """unsloth's kernels/ has an __init__.py and imports `..device_type`; a copy without the top __init__.py is a
+    namespace package one level up."""
+    top = tmp_path / "repo" / "kpkg_up"
+    write(top / "common.py", CONSTANT.format(6.0))
+    write(top / "kernels" / "__init__.py")
+    write(top / "kernels" / "utils.py", "from ..common import SCALE\n")
+    file = write(top / "kernels" / "k.py", KERNEL.format(imports="from .utils import SCALE"))
+    assert imports.placement(file).module == "kernels.k"
+    spec = registry.load(f"{file}:relu_kernel", "sm_90", ARGS)
+    assert spec.imported_as == f"kpkg_up.kernels.k (namespace package, root {tmp_path / 'repo'})"
+    assert spec.kernel.fn.__globals__["SCALE"].value == 6.0
+
+
+def test_a_package_name_this_process_has_imported_from_elsewhere_is_not_mixed_up(tmp_path, clean_modules):
+    """playground's own kernels/ is imported as `kernels`; a project's kernels/ package is another one."""
+    registry.load("gemm")                                      # imports playground's `kernels`
+    top = tmp_path / "repo" / "kpkg_clash"
+    write(top / "kernels" / "__init__.py")
+    write(top / "kernels" / "utils.py", CONSTANT.format(7.0))
+    file = write(top / "kernels" / "k.py", KERNEL.format(imports="from .utils import SCALE"))
+    spec = registry.load(f"{file}:relu_kernel", "sm_90", ARGS)
+    assert spec.imported_as.startswith("kpkg_clash.kernels.k (namespace package")
+    assert registry.load("gemm").source_path.endswith("kernels/gemm.py")
+    alone = tmp_path / "not-a-name" / "kernels" / "k.py"        # nothing above to widen to: one clear line
+    write(tmp_path / "not-a-name" / "kernels" / "__init__.py")
+    write(alone, KERNEL.format(imports="SCALE = 1"))
+    with pytest.raises(UserError, match="imports as kernels.k, but the name kernels is .* in this process"):
+        registry.load(f"{alone}:relu_kernel", "sm_90", ARGS)

@@ -124,26 +124,72 @@ def locate(module: str) -> tuple[Path, Placement]:
     return file, Placement(module, root, "installed module")
 
 
-def import_placed(file: Path, where: Placement, script_name: str) -> tuple[types.ModuleType, str | None]:
-    """Import `file` as `where` says; (the module, the `__init__.py` that could not run, or None). A script is
-    imported under `script_name`. Raises what the import raised."""
-    root = str(where.root)
-    if root not in sys.path:
-        sys.path.insert(0, root)
+def import_placed(file: Path, where: Placement, script_name: str) -> tuple[types.ModuleType, str | None, Placement]:
+    """Import `file` as `where` says; (the module, the `__init__.py` that could not run or None, where it was
+    imported: a package found to reach higher than its `__init__.py` files say is imported from there). A
+    script is imported under `script_name`. Raises what the import raised."""
     if where.module is None:
-        return _import_script(file, script_name), None
-    importlib.invalidate_caches()
+        _on_path(where.root)
+        return _import_script(file, script_name), None, where
+    for _ in range(len(file.parents)):
+        taken = _taken_elsewhere(where)
+        if taken:                     # `kernels`, say, already imported from another folder in this process
+            wider = _one_level_up(ImportError("beyond top-level package"), where)
+            if wider is None:
+                raise UserError(f"imports as {where.module}, but the name {where.module.split('.')[0]} is "
+                                f"{taken} in this process; open it in a process of its own")
+            where = wider
+            continue
+        _on_path(where.root)
+        importlib.invalidate_caches()
+        try:
+            module, skipped_init = _import_package_module(where)
+            return _same_file(module, file, where), skipped_init, where
+        except ImportError as e:
+            wider = _one_level_up(e, where)
+            if wider is None:
+                raise
+            _forget(where.module)
+            where = wider
+    raise AssertionError("unreachable: a package cannot reach above the file system's root")
+
+
+def _taken_elsewhere(where: Placement) -> str | None:
+    """Where the file's top package name already points, if it is imported from a folder other than the root."""
+    module = sys.modules.get(where.module.split(".")[0])
+    if module is None:
+        return None
+    folders = [Path(p).resolve() for p in getattr(module, "__path__", [])] or \
+        [Path(module.__file__).resolve().parent] if getattr(module, "__file__", None) else []
+    return None if any(f.parent == where.root.resolve() for f in folders) else \
+        str(folders[0] if folders else module)
+
+
+def _on_path(folder: Path) -> None:
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+
+
+def _import_package_module(where: Placement) -> tuple[types.ModuleType, str | None]:
+    """The module by its dotted name; if an `__init__.py` above it raises, again with the packages above standing
+    in as empty ones (the `__init__.py` that raised, and why, comes back)."""
     try:
-        module = importlib.import_module(where.module)
+        return importlib.import_module(where.module), None
     except Exception as first:
         failed_init = _failed_init(first, where)
         if failed_init is None:
             raise
         _forget(where.module)
         _stand_in_parents(where)
-        module = importlib.import_module(where.module)
-        return _same_file(module, file, where), f"{failed_init} ({type(first).__name__}: {first})"
-    return _same_file(module, file, where), None
+        return importlib.import_module(where.module), f"{failed_init} ({type(first).__name__}: {first})"
+
+
+def _one_level_up(error: ImportError, where: Placement) -> Placement | None:
+    """A package that reaches above its last `__init__.py` (a sibling's `from ..x import`, its top package's
+    `__init__.py` not there): the folder above, as a namespace package."""
+    if "beyond top-level package" not in str(error) or not where.root.name.isidentifier():
+        return None
+    return Placement(f"{where.root.name}.{where.module}", where.root.parent, "namespace package")
 
 
 def _import_script(file: Path, name: str) -> types.ModuleType:
@@ -220,9 +266,12 @@ def install_hint(module: str) -> str:
     return f" (pip install {pip})" if pip else ""
 
 
-def missing(error: ModuleNotFoundError, where: Placement) -> str:
-    """What a module the file imports and this Python lacks is: one of its own package's, or another project's."""
+def missing(error: ModuleNotFoundError, file: Path) -> str:
+    """What a module the file imports and this Python lacks is: one of its own package's (named after a folder
+    the file lies in), or another project's."""
     name = error.name or str(error)
-    if where.module and name.split(".")[0] == where.module.split(".")[0]:
-        return f"imports {name}, which is not in {where.root}"
+    top = name.split(".")[0]
+    package = next((folder for folder in Path(file).resolve().parents if folder.name == top), None)
+    if package is not None:
+        return f"imports {name}, which is not in {package.parent}"
     return f"needs the module '{name}', which is not installed here{install_hint(name)}"

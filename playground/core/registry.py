@@ -138,7 +138,7 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
     namespace = vars(module) if module is not None else None
     if module is None:
         try:
-            module, skipped_init = imports.import_placed(file, where, module_name)
+            module, skipped_init, where = imports.import_placed(file, where, module_name)
             namespace = vars(module)
             if skipped_init:
                 import warnings
@@ -146,7 +146,7 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
         except UserError as e:  # a KernelSpec that says what is wrong with it
             raise UserError(f"{path}: {e}") from e
         except ModuleNotFoundError as e:
-            raise UserError(f"{path}: {imports.missing(e, where)}") from e
+            raise UserError(f"{path}: {imports.missing(e, file)}") from e
         except Exception as e:  # broken, or written for a GPU machine: read it on the virtual GPU
             if not _refers_to_a_gpu(file):
                 raise UserError(f"{path}: cannot import: {type(e).__name__}: {e}") from e
@@ -211,7 +211,7 @@ def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Excep
         namespace = _GPU_READER[0](file, target, module) if _GPU_READER else {}
     except ImportError:        # no torch: the virtual GPU cannot stand in
         namespace = {}
-    if not any(isinstance(v, KernelSpec) for v in namespace.values()) and not _bare_kernels(namespace):
+    if not any(isinstance(v, KernelSpec) or _is_bare_kernel(v) for v in namespace.values()):
         raise UserError(f"{path}: cannot import: {type(error).__name__}: {error}") from error
     warnings.warn(f"{path} does not import as it is ({type(error).__name__}: {error}); read its definitions "
                   f"on a virtual {target}, without running its top-level demo code")
