@@ -100,7 +100,7 @@ def test_an_installed_module_opens_by_its_dotted_name_without_running_package_in
 
 @pytest.mark.parametrize("ref,message", [
     ("kpkg_absent.ops:k", "no module named 'kpkg_absent'"),
-    ("liger_kernel.ops.rms_norm:_rms_norm_forward_kernel", "no module named 'liger_kernel' (pip install liger-kernel)"),
+    ("flash_attn.ops.triton.rotary:rotary_kernel", "no module named 'flash_attn' (pip install flash-attn)"),
     ("json.no_such_module:k", "no module named 'json.no_such_module'"),
 ])
 def test_a_module_that_is_not_there_is_one_line(ref, message):
@@ -166,3 +166,35 @@ def test_a_package_name_this_process_has_imported_from_elsewhere_is_not_mixed_up
     write(alone, KERNEL.format(imports="SCALE = 1"))
     with pytest.raises(UserError, match="imports as kernels.k, but the name kernels is .* in this process"):
         registry.load(f"{alone}:relu_kernel", "sm_90", ARGS)
+
+
+def test_an_edited_copy_of_a_package_file_imports_from_its_package(tmp_path, clean_modules):
+    """The page's editor compiles edits from a scratch copy: the copy's relative imports still reach the
+    original's package, and the original stays as it was."""
+    from playground.web.workspace import Workspace
+    pkg = tmp_path / "kpkg_edit"
+    write(pkg / "__init__.py")
+    write(pkg / "utils.py", CONSTANT.format(2.0))
+    file = write(pkg / "act.py", KERNEL.format(imports="from .utils import SCALE"))
+    workspace = Workspace(f"{file}:relu_kernel", "sm_90", ARGS)
+    try:
+        edited = file.read_text().replace("tl.maximum(", "tl.minimum(")
+        page = workspace.compile({"source": edited, "target": "sm_90"})
+        assert "error" not in page, page.get("error")
+        assert "arith.minnumf" in workspace.request({"source": edited}).compile().stage("ttir")
+        assert "tl.maximum(" in file.read_text()
+    finally:
+        workspace.close()
+
+
+def test_a_package_copied_without_its_top_init_file_imports_from_its_projects_root(tmp_path, clean_modules):
+    """flash-attention's flash_attn/__init__.py needs its compiled extension; a checkout without it still
+    imports flash_attn.ops... from the repository's root (a LICENSE, pyproject.toml, .git: a project's root)."""
+    repo = tmp_path / "checkout"
+    write(repo / "LICENSE", "BSD\n")
+    write(repo / "kpkg_fa" / "ops" / "__init__.py")
+    write(repo / "kpkg_fa" / "ops" / "utils.py", CONSTANT.format(8.0))
+    file = write(repo / "kpkg_fa" / "ops" / "rotary.py", KERNEL.format(imports="from .utils import SCALE"))
+    assert imports.placement(file) == imports.Placement("kpkg_fa.ops.rotary", repo, "package")
+    (repo / "LICENSE").unlink()                       # no root near: the package is what its __init__.py files say
+    assert imports.placement(file) == imports.Placement("ops.rotary", repo / "kpkg_fa", "package")

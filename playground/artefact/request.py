@@ -87,7 +87,8 @@ class Request:
 
     def ref(self) -> dict:
         """A plain description (strings and numbers) another process rebuilds this request from."""
-        return {"kernel": registry.ref(self.spec), "target": self.target.label, **self.overrides}
+        bare = {"args": self.spec.launch_args} if self.spec.launch_args else {}
+        return {"kernel": registry.ref(self.spec), "target": self.target.label, **self.overrides, **bare}
 
     @classmethod
     def from_ref(cls, ref: dict) -> Request:

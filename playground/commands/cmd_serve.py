@@ -4,12 +4,13 @@ from __future__ import annotations
 import click
 
 from . import options
-from .common import blocking, warn
+from .common import blocking, kernel_args, warn
 
 
 @click.command("serve")
 @click.argument("kernel", default="gemm", required=False)
 @options.target
+@options.kernel_args
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on; anything but 127.0.0.1 lets other machines run code here (warned).")
 @click.option("--port", default=0, type=click.IntRange(0, 65535), help="Port to listen on; 0 (the default) picks a free one.")
@@ -20,6 +21,7 @@ def command(kernel, target, host, port):
     \b
     playground serve gemm                      # then open the URL it prints
     playground serve ./my_kernels.py:my_kernel --target sm_80
+    playground serve liger_kernel.ops.rms_norm:_rms_norm_forward_kernel --args '...'   # an installed module
     playground serve trace.json                # a `playground run --trace` file: its launches
     """
     import secrets
@@ -32,7 +34,7 @@ def command(kernel, target, host, port):
     except ImportError:
         from ..errors import UserError
         raise UserError("serve needs uvicorn and starlette: pip install -e .") from None
-    workspace = blocking(f"opening {kernel}", None, lambda: Workspace(kernel, target))
+    workspace = blocking(f"opening {kernel}", None, lambda: Workspace(kernel, target, kernel_args()))
     if host not in ("127.0.0.1", "localhost", "::1"):
         warn(f"--host {host}: the page runs Python in this process; anyone who can reach {host} and has "
              f"the URL's token can run code as you")

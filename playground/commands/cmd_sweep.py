@@ -6,12 +6,13 @@ import sys
 import click
 
 from . import options
-from .common import one_format, progress, show, warn
+from .common import kernel_args, one_format, progress, show, warn
 
 
 @click.command("sweep")
 @click.argument("kernel")
 @options.targets
+@options.kernel_args
 @click.option("--meta", "-m", multiple=True, metavar="NAME=V1,V2,...",
               help="Sweep the product of these ranges instead of the kernel's own configs. Repeat per name; "
                    "num_warps and num_stages too; A..B doubles from A up to B.")
@@ -46,7 +47,7 @@ def command(kernel, target, meta, shape, dtype, jobs, num_sms, as_json, as_csv, 
     if target in (None, "native"):
         target = registry.trace_target(kernel) or "native"     # a captured launch: its own target
     tgts = targets.resolve_all(target)
-    spec = registry.load(kernel, tgts[0].label)
+    spec = registry.load(kernel, tgts[0].label, kernel_args())
     with progress(not no_progress, "compiling") as on_row:
         result = triage.run(spec, tgts, space.parse_ranges(meta), params.parse_assignments(shape, "shape"),
                             dtype, jobs, num_sms, on_row=on_row, timeout=timeout, ray=ray_address)

@@ -118,7 +118,7 @@ class _OffsetTensor(AbstractTensor):
 
 def spec_for(kernel, name: str, source_path: str, args_text: str) -> KernelSpec:
     """A KernelSpec for a bare @triton.jit (or autotune / heuristics) kernel from its `--args`."""
-    jit, _, _ = unwrap(kernel)
+    jit, autotuner, heuristics = unwrap(kernel)
     given = parse(args_text)
     grid = given.pop("grid", (1,))
     params = jit.params
@@ -126,11 +126,14 @@ def spec_for(kernel, name: str, source_path: str, args_text: str) -> KernelSpec:
     unknown = [n for n in given if n not in names]
     if unknown:
         raise UserError(f"args {unknown[0]}: {name} has no parameter of that name; it has {', '.join(names)}", param="args")
-    runtime = [p for p in params if not p.is_constexpr]
-    missing = [p.name for p in runtime if p.name not in given and not p.has_default]
+    # a constexpr an autotune config or a heuristic sets is not the launch's to give
+    chosen = set(heuristics) | {k for c in getattr(autotuner, "configs", []) for k in c.kwargs}
+    missing = [p.name for p in params if p.name not in given and not p.has_default and p.name not in chosen]
     if missing:
-        raise UserError(f"args: {name} needs {', '.join(missing)} (e.g. {missing[0]}=fp32[1024] or "
-                        f"{missing[0]}=1024)", param="args")
+        example = "MODE=1" if next(p for p in params if p.name == missing[0]).is_constexpr else \
+            f"{missing[0]}=fp32[1024] or {missing[0]}=1024"
+        raise UserError(f"args: {name} needs {', '.join(missing)} (e.g. {example.replace('MODE', missing[0])})",
+                        param="args")
     for p in params:
         kind = given.get(p.name, ("value",))[0]
         if p.is_constexpr and kind == "tensor":
@@ -150,7 +153,7 @@ def spec_for(kernel, name: str, source_path: str, args_text: str) -> KernelSpec:
     spec = KernelSpec(name=name, kernel=kernel, description=f"{name} with --args {args_text}", tensors=tensors,
                       args=runtime_args, grid=lambda shape, m: grid,
                       meta={k: v for k, v in meta.items() if k not in constexpr_before}, default_shape={},
-                      source_path=source_path,
+                      source_path=source_path, launch_args=args_text,
                       dtypes=tuple(dict.fromkeys(t.dtype for t in tensors.values())) or ("fp32",))
     # no spec counts its work: the kernel's launch_metadata does, or else its tensors' bytes (core/work.py)
     arguments = {p.name: stand_in(given[p.name]) for p in params if p.name in given}

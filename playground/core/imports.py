@@ -44,15 +44,35 @@ def is_module_name(text: str) -> bool:
     return "." in text and bool(_DOTTED.match(text))
 
 
+# An edited copy of a file inside a package (the page's editor keeps edits in a scratch folder) -> the file it
+# stands in for: it imports as a member of that file's package, under a name of its own.
+_EDITS: dict[Path, Path] = {}
+
+
+def edit_of(copy: Path, original: Path) -> None:
+    """`copy` is an edited `original`: its relative imports reach the original's package."""
+    _EDITS[copy.resolve()] = original.resolve()
+
+
 def placement(file: Path) -> Placement:
     """Where `file` belongs: the package that holds it and the folder above that package, or a script."""
     file = file.resolve()
+    original = _EDITS.get(file)
+    if original is not None:
+        of = placement(original)
+        if of.module:
+            name = f"{of.module}__edited_{abs(hash(str(file))):x}"
+            return Placement(name, of.root, "edited copy")
     parts = [file.stem] if file.name != "__init__.py" else []
     top = file.parent
     while (top / "__init__.py").is_file():
         parts.insert(0, top.name)
         top = top.parent
     if top != file.parent and _identifiers(parts):
+        root = _project_root(top)
+        if root is not None:       # folders without __init__.py between the package and its project's root
+            parts = [*top.relative_to(root).parts, *parts]
+            return Placement(".".join(parts), root, "package")
         return Placement(".".join(parts), top, "package")
     depth = _namespace_depth(file)
     if depth:
@@ -61,6 +81,24 @@ def placement(file: Path) -> Placement:
         if _identifiers(parts):
             return Placement(".".join(parts), root, "namespace package")
     return Placement(None, file.parent, "script")
+
+
+# What a project's root folder holds (or is called): the folder its packages import from. `src` is a root.
+_ROOT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git", "LICENSE", "LICENSE.txt", "LICENSE.md",
+                 "LICENSE-CODE", "COPYING")
+
+
+def _project_root(folder: Path, most: int = 3) -> Path | None:
+    """The nearest folder at or above `folder` (at most `most` up, through folders named as identifiers) that is
+    a project's root: a package copied without its top `__init__.py` (flash-attention's `flash_attn/`, which
+    needs a compiled extension) still imports as `flash_attn.ops...` from there. None when no root is near."""
+    for _ in range(most + 1):
+        if folder.name == "src" or any((folder / marker).exists() for marker in _ROOT_MARKERS):
+            return folder
+        if not folder.name.isidentifier():
+            return None
+        folder = folder.parent
+    return None
 
 
 def _identifiers(parts: list[str]) -> bool:
@@ -143,7 +181,7 @@ def import_placed(file: Path, where: Placement, script_name: str) -> tuple[types
         _on_path(where.root)
         importlib.invalidate_caches()
         try:
-            module, skipped_init = _import_package_module(where)
+            module, skipped_init = _import_package_module(where, file)
             return _same_file(module, file, where), skipped_init, where
         except ImportError as e:
             wider = _one_level_up(e, where)
@@ -170,18 +208,33 @@ def _on_path(folder: Path) -> None:
         sys.path.insert(0, str(folder))
 
 
-def _import_package_module(where: Placement) -> tuple[types.ModuleType, str | None]:
+def _import_package_module(where: Placement, file: Path) -> tuple[types.ModuleType, str | None]:
     """The module by its dotted name; if an `__init__.py` above it raises, again with the packages above standing
     in as empty ones (the `__init__.py` that raised, and why, comes back)."""
     try:
-        return importlib.import_module(where.module), None
+        return _import_dotted(where, file), None
     except Exception as first:
         failed_init = _failed_init(first, where)
         if failed_init is None:
             raise
         _forget(where.module)
         _stand_in_parents(where)
-        return importlib.import_module(where.module), f"{failed_init} ({type(first).__name__}: {first})"
+        return _import_dotted(where, file), f"{failed_init} ({type(first).__name__}: {first})"
+
+
+def _import_dotted(where: Placement, file: Path) -> types.ModuleType:
+    if where.kind != "edited copy":
+        return importlib.import_module(where.module)
+    importlib.import_module(where.module.rpartition(".")[0])     # its package, from the original's folder
+    spec = importlib.util.spec_from_file_location(where.module, file)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[where.module] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[where.module]
+        raise
+    return module
 
 
 def _one_level_up(error: ImportError, where: Placement) -> Placement | None:

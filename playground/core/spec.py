@@ -84,6 +84,7 @@ class KernelSpec:
     source_path: str = ""
     loaded_from: str = ""    # how registry.load finds it again when that is not a file of specs (trace.json#2)
     imported_as: str = ""    # the dotted name and package root of a file inside a package (core/imports.py)
+    launch_args: str = ""    # a bare kernel's --args (core/bare.py): with source_path:name, what rebuilds it
     # filled in from `kernel` (__post_init__): an @triton.autotune and the @triton.heuristics around it
     autotuner: Any = field(default=None, init=False, repr=False)
     heuristics_values: dict = field(default_factory=dict, init=False, repr=False)

@@ -15,7 +15,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ..core import devices, params, registry, targets
+from ..core import devices, imports, params, registry, targets
 from ..artefact.request import Request
 from ..errors import KernelFailure, UserError
 from . import view
@@ -26,8 +26,9 @@ def _digest(data: bytes) -> str:
 
 
 class Workspace:
-    def __init__(self, ref: str, target: str | None = None):
+    def __init__(self, ref: str, target: str | None = None, args: str | None = None):
         self.lock = threading.RLock()
+        self.args = args                           # a bare kernel's --args (core/bare.py)
         self._scratch: Path | None = None          # made at the first edit, removed by close()
         self.trace_path: str | None = None
         self.default_target = targets.resolve(target or "native").label
@@ -56,7 +57,7 @@ class Workspace:
     # --- what is open --------------------------------------------------------------------------
     def open(self, ref: str) -> None:
         with self.lock:
-            spec = registry.load(ref, self.default_target)
+            spec = registry.load(ref, self.default_target, self.args)
             if registry.trace_target(ref):
                 self.default_target = registry.trace_target(ref)
             self.ref = ref
@@ -108,7 +109,7 @@ class Workspace:
         shape = params.parse_assignments(_items(settings.get("shape")), "shape") or None
         request = Request.of(kernel, settings.get("target") or self.default_target, meta,
                              _int(settings.get("num_warps"), "num_warps"), _int(settings.get("num_stages"), "num_stages"),
-                             shape, settings.get("dtype") or None)
+                             shape, settings.get("dtype") or None, self.args)
         # a file read on a virtual GPU holds that GPU's answers for as long as this process runs: another target
         # on the page would be given them (sweep and diff refuse the same)
         registry.check_one_gpu(request.spec, [request.target.label])
@@ -198,6 +199,7 @@ class Workspace:
         if not copy.exists():
             folder.mkdir(parents=True, exist_ok=True)
             copy.write_text(source)
+        imports.edit_of(copy, self.file)         # a file inside a package: the copy imports from that package
         return copy
 
 
