@@ -58,7 +58,17 @@ from kernels.gemm import DEFAULT_SHAPE, bytes_moved, flops, reference  # noqa: E
 
 
 # A descriptor's strides other than the last must be multiples of 16 bytes (the TMA's rule, which
-# Triton checks at launch): with fp16, K and N are multiples of 8. The cases keep to that.
+# Triton checks at launch): with fp16, K and N are multiples of 8. The cases keep to that, and so must
+# every shape `check` tries.
+def constraints(shape, dtype, meta):
+    step = 8                     # 16 bytes of fp16 or bf16, the two dtypes this kernel takes
+    bad = [f"{d}={shape[d]}" for d in ("K", "N") if shape[d] % step]
+    if bad:
+        return (f"{' and '.join(bad)}: a tensor descriptor's row stride must be a multiple of 16 bytes, so K and N "
+                f"must be multiples of {step} in {dtype}")
+    return None
+
+
 SPEC = KernelSpec(
     name="gemm_tma",
     kernel=gemm_tma_kernel,
@@ -73,6 +83,7 @@ SPEC = KernelSpec(
     dtypes=("fp16", "bf16"),
     reference=reference,
     reduction_dim="K",
+    constraints=constraints,
     flops=flops,
     bytes=bytes_moved,
     torch_baseline="torch.matmul",

@@ -325,3 +325,26 @@ def test_check_without_torch_says_how_to_install_it(monkeypatch):
     assert "torch is not installed: pip install -e '.[torch]'" in result.output
     assert "Traceback" not in result.output
 
+
+
+def test_a_long_reduction_keeps_to_the_kernels_constraints():
+    """gemm_tma's descriptors need 16-byte rows: its long reduction is the first length past 4113 that is a
+    multiple of 8 (not a power of two); a kernel with no constraint keeps 4113."""
+    from playground.run import variants
+    tma = registry.load("gemm_tma")
+    long = variants.long_reduction(tma, tma.quick_cases[0])
+    assert long["K"] == 4120 and all(tma.constraints({**tma.default_shape, **long}, d, tma.meta) is None
+                                     for d in tma.dtypes)
+    assert tma.constraints({"M": 16, "N": 16, "K": 4113}, "fp16", tma.meta).startswith("K=4113: a tensor descriptor")
+    gemm = registry.load("gemm")
+    assert variants.long_reduction(gemm, gemm.quick_cases[0])["K"] == variants.LONG_REDUCTION == 4113
+
+
+def test_check_all_quick_passes_on_every_shipped_kernel():
+    """The whole command, as a user runs it: every shipped kernel's cases and variants pass."""
+    r = invoke("check", "--all", "--quick", "--json")
+    assert r.exit_code == 0, r.stderr[-2000:]
+    report = json.loads(r.stdout)
+    assert report["ok"] and set(report["counts"]) == {"pass"} and report["counts"]["pass"] >= 200
+    assert {row["kernel"] for row in report["results"]} == set(registry.kernel_names())
+    assert any(row["case"].get("K") == 4120 and row["kernel"] == "gemm_tma" for row in report["results"])

@@ -328,6 +328,15 @@ def test_bf16_kernels_compute_as_a_gpu_does(capfd):
     assert run.exit_code == 0 and "bf16 matches torch" in capfd.readouterr().out
 
 
+def test_a_script_that_asks_where_its_tensors_are_is_told_the_gpu(capfd):
+    """DEVICE.type == "cuda", getattr(torch, DEVICE.type).set_stream, x.is_cuda, x.device == DEVICE, and
+    .cpu() giving a CPU tensor: as on a CUDA machine, while the data lives on the CPU."""
+    run = captured("asks_the_device.py")
+    assert run.exit_code == 0, capfd.readouterr().err
+    assert "the script saw a GPU" in capfd.readouterr().out
+    assert len(run.trace["launches"]) == 1
+
+
 def test_on_a_terminal_each_interpreted_launch_shows_a_status_line_and_clears_it():
     # the interpreter is the slow part of `run`: a terminal sees which launch it is on, then the line is erased
     import pty

@@ -197,10 +197,12 @@ def _taken_elsewhere(where: Placement) -> str | None:
     module = sys.modules.get(where.module.split(".")[0])
     if module is None:
         return None
-    folders = [Path(p).resolve() for p in getattr(module, "__path__", [])] or \
-        [Path(module.__file__).resolve().parent] if getattr(module, "__file__", None) else []
-    return None if any(f.parent == where.root.resolve() for f in folders) else \
-        str(folders[0] if folders else module)
+    folders = [Path(p).resolve() for p in getattr(module, "__path__", [])]
+    if not folders and getattr(module, "__file__", None):
+        folders = [Path(module.__file__).resolve().parent]
+    if any(f.parent == where.root.resolve() for f in folders):
+        return None
+    return str(folders[0]) if folders else repr(module)
 
 
 def _on_path(folder: Path) -> None:

@@ -88,10 +88,15 @@ def long_reduction(spec, probe: dict) -> dict | None:
     dim = spec.reduction_dim
     if not dim or probe.get(dim, spec.default_shape.get(dim, 0)) >= LONG_REDUCTION:
         return None
-    long = {**{k: min(v, 16) for k, v in probe.items()}, dim: LONG_REDUCTION}
-    if spec.constraints is not None and spec.constraints({**spec.default_shape, **long}, spec.dtype, spec.meta):
-        return None      # the kernel refuses that length (flash attention's head dimension)
-    return long
+    small = {k: min(v, 16) for k, v in probe.items()}
+    # the first length from LONG_REDUCTION up that the kernel takes, in every dtype it takes (gemm_tma's
+    # descriptors need 16-byte rows: 4120), still not a power of two
+    for length in range(LONG_REDUCTION, LONG_REDUCTION + 64):
+        long = {**small, dim: length}
+        if spec.constraints is None or not any(spec.constraints({**spec.default_shape, **long}, d, spec.meta)
+                                               for d in spec.dtypes):
+            return long
+    return None          # the kernel refuses every such length (flash attention's head dimension)
 
 
 def layouts(spec, case: dict) -> list[Variant]:

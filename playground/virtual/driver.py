@@ -37,7 +37,7 @@ class VirtualDriver(DriverBase):
         return self.gpu.target.gpu_target()
 
     def get_active_torch_device(self):
-        return torch.device("cpu")         # where the script's tensors live (torch_device.py)
+        return torch.device("cuda", 0)     # what the script's GPU tensors say they are on (torch_device.py)
 
     def get_current_device(self):
         return 0

@@ -1,9 +1,12 @@
 """torch's side of the virtual GPU: a script's "cuda" tensors live on the CPU; torch.cuda answers for the target.
 
 - Every device a script names ("cuda", "cuda:0", torch.device("cuda", 0), 0) becomes the CPU, through a
-  TorchFunctionMode: factory functions' `device=`, `.to(...)`, `.cuda()`, `.pin_memory()`. Tensors say
-  they are on the CPU (`x.device`, `x.is_cuda`), which is the truth; the active torch device Triton's
-  driver reports is the CPU too, so `assert x.device == DEVICE` holds as it would on a GPU.
+  TorchFunctionMode: factory functions' `device=`, `.to(...)`, `.cuda()`, `.pin_memory()`.
+- A tensor the script put on the GPU answers as a GPU tensor would, wherever its data really lives:
+  `x.device` is cuda:0, `x.is_cuda` is True, `x.get_device()` is 0, and so is every tensor computed from
+  it; `.cpu()` and `.to("cpu")` give a CPU tensor (a view of the same data: nothing is copied). The
+  active torch device Triton's driver reports is cuda:0 too, so `DEVICE.type == "cuda"`,
+  `getattr(torch, DEVICE.type)` (the virtual torch.cuda) and `assert x.device == DEVICE` hold as on a GPU.
 - torch.cuda's queries answer with the target's properties (gpu.py); streams and events are the virtual
   GPU's (each stream its own queue, gpu.py's rules), and an event's elapsed_time is modelled time.
 - Any other public torch.cuda function fails with one line naming it (VirtualDeviceError).
@@ -22,6 +25,10 @@ from torch.overrides import TorchFunctionMode
 from .gpu import VirtualGPU
 
 CPU = torch.device("cpu")
+GPU = torch.device("cuda", 0)          # what a tensor the script put on the GPU says it is on
+_ON_GPU = "_playground_on_gpu"         # the mark such a tensor carries (torch tensors take attributes)
+# torch hands a property's read to the mode as the descriptor's __get__ (a new method-wrapper each time)
+_DEVICE, _IS_CUDA = torch.Tensor.device, torch.Tensor.is_cuda
 
 # torch ops skipped (shape only) inside a timing loop: the ones whose CPU cost explodes at GPU sizes.
 SKIPPED_WHEN_TIMING = {"matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "einsum", "linear", "__matmul__",
@@ -55,16 +62,74 @@ class DeviceMode(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = dict(kwargs or {})
+        read = getattr(func, "__self__", None)
+        if read is _DEVICE:
+            return GPU if on_gpu(args[0]) else func(*args)
+        if read is _IS_CUDA:
+            return on_gpu(args[0]) or func(*args)
         name = getattr(func, "__name__", "")
+        tensor = args[0] if args and isinstance(args[0], torch.Tensor) else None
+        if tensor is not None and name == "get_device":
+            return 0 if on_gpu(tensor) else func(*args, **kwargs)
+        if tensor is not None and name in ("cuda", "pin_memory", "record_stream"):
+            return {"cuda": lambda: _placed(tensor, True), "pin_memory": lambda: tensor,
+                    "record_stream": lambda: None}[name]()
+        if tensor is not None and name == "cpu":
+            return _placed(tensor, False)
+        wanted = None                      # the device the call asks for: True for a GPU, False for the CPU
+        named = [a for a in args[1:] if isinstance(a, (str, torch.device))] if name == "to" else []
+        if "device" in kwargs and kwargs["device"] is not None:
+            named.append(kwargs["device"])
+        if named:
+            wanted = _is_gpu_device(named[0]) or (isinstance(named[0], int) and not isinstance(named[0], bool))
         if "device" in kwargs:
             kwargs["device"] = _to_cpu_device(kwargs["device"])
-        if name in ("cuda", "pin_memory", "record_stream") and args and isinstance(args[0], torch.Tensor):
-            return args[0] if name != "record_stream" else None
         if name == "to" and args:
             args = (args[0],) + tuple(CPU if _is_gpu_device(a) else a for a in args[1:])
         if name in SKIPPED_WHEN_TIMING and self.skip_expensive():
-            return _shape_only(func, args, kwargs)
-        return func(*args, **kwargs)
+            result = _shape_only(func, args, kwargs)
+        else:
+            result = func(*args, **kwargs)
+        if name == "to" and tensor is not None and result is tensor and wanted is not None:
+            return _placed(tensor, wanted)      # moved without a copy (both sides are the CPU): a view that says so
+        if wanted or (wanted is None and _any_on_gpu(args, kwargs)):
+            _mark(result)
+        return result
+
+
+def on_gpu(tensor) -> bool:
+    """Whether the script put this tensor on the GPU (or computed it from one that is)."""
+    return bool(getattr(tensor, _ON_GPU, False))
+
+
+def _placed(tensor, gpu: bool):
+    """The tensor as it would be after a move to the GPU (gpu=True) or the CPU: itself when already there, else a
+    view of the same data (nothing to copy: it is all on the CPU) marked accordingly."""
+    if on_gpu(tensor) == gpu:
+        return tensor
+    with torch._C.DisableTorchFunction():
+        moved = tensor.view_as(tensor)
+    if gpu:
+        setattr(moved, _ON_GPU, True)
+    return moved
+
+
+def _any_on_gpu(args, kwargs) -> bool:
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, torch.Tensor) and on_gpu(value):
+            return True
+        if isinstance(value, (list, tuple)) and any(isinstance(v, torch.Tensor) and on_gpu(v) for v in value):
+            return True
+    return False
+
+
+def _mark(result) -> None:
+    if isinstance(result, torch.Tensor):
+        setattr(result, _ON_GPU, True)
+    elif isinstance(result, (list, tuple)):
+        for value in result:
+            if isinstance(value, torch.Tensor):
+                setattr(value, _ON_GPU, True)
 
 
 def _shape_only(func, args, kwargs):
