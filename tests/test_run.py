@@ -337,6 +337,35 @@ def test_a_script_that_asks_where_its_tensors_are_is_told_the_gpu(capfd):
     assert len(run.trace["launches"]) == 1
 
 
+def test_grid_dependency_control_runs_as_what_it_means_between_launches(capfd):
+    """gdc_wait / gdc_launch_dependents (programmatic dependent launch, with launch_pdl=True) only order launches;
+    the interpreter lacks them, and runs launches one after another anyway."""
+    run = captured("dependent_launch.py")
+    assert run.exit_code == 0, capfd.readouterr().err
+    assert "dependent launches: ok" in capfd.readouterr().out
+    assert [launch.get("error") for launch in run.trace["launches"]] == [None, None]
+
+
+def test_dtype_function_and_tuple_constexprs_reopen_and_what_cannot_is_not_modelled(tmp_path, capfd):
+    run = captured("launch_kinds.py")
+    assert run.exit_code == 0, capfd.readouterr().err
+    variants = run.trace["variants"]
+    assert [v["kernel"] for v in variants] == ["cast_kernel", "apply_kernel", "scale_kernel", "pair_kernel"]
+    for v in variants[:3]:
+        assert v["source"] and v["same_binary"] and v["registers"] > 0, v
+    assert variants[3]["source"] is None and variants[3]["rebuild"].startswith("not reopenable: UserError: argument pair")
+    pair = run.trace["launches"][3]
+    assert pair["modelled_seconds"] is None and pair["model_note"].startswith("not modelled: not reopenable")
+    assert all(launch["modelled_seconds"] > 0 for launch in run.trace["launches"][:3])
+    trace = tmp_path / "kinds.json"
+    trace.write_text(json.dumps(run.trace))
+    for n, meta in [(1, "OUT_DTYPE=fp16, BLOCK=256"), (2, "FN=JITFunction("), (3, "FACTORS=(2, 3), BLOCK=256")]:
+        shown = cli("compile", f"{trace}#{n}")
+        assert shown.returncode == 0, shown.stderr
+        assert meta in next(line for line in shown.stdout.splitlines() if line.startswith("// meta"))
+    assert "variant 4 (pair_kernel) is not reopenable" in cli("compile", f"{trace}#4").stderr
+
+
 def test_on_a_terminal_each_interpreted_launch_shows_a_status_line_and_clears_it():
     # the interpreter is the slow part of `run`: a terminal sees which launch it is on, then the line is erased
     import pty

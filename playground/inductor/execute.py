@@ -66,8 +66,8 @@ class LoadedWrapper:
 
         from .libdevice_shim import libdevice
         triton_helpers.libdevice = libdevice          # the interpreter cannot call libdevice (libdevice_shim.py)
-        from ..run import bf16_interpreter
-        bf16_interpreter.install()      # bf16 math and fp32 -> bf16 rounding as a GPU does them, not on raw bits
+        from ..run import interpreter
+        interpreter.install()           # bf16 math and fp32 -> bf16 rounding as a GPU does them, not on raw bits
         self.kernels = {name: value for name, value in self.namespace.items() if isinstance(value, CachingAutotuner)}
         self.configs = {name: list(kernel.configs) for name, kernel in self.kernels.items()}
         for kernel in self.kernels.values():

@@ -175,8 +175,8 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
     device = "cuda" if run_mode == worker.CUDA else "cpu"
     sanitizing = sanitize and run_mode == worker.INTERPRETER
     if run_mode == worker.INTERPRETER:
-        from . import bf16_interpreter
-        bf16_interpreter.install()       # Triton's interpreter computes on bf16's bits; we compute in fp32
+        from . import interpreter
+        interpreter.install()            # bf16 math and grid dependency control as a GPU does them
 
     def launch(**options):
         return runner.run(spec, spec.kernel, config.shape, layout, config.dtype, config, seed, device, generator,

@@ -260,13 +260,17 @@ class Recorder:
         peak, roof = roofline.peak_for(d, variant.get("matrix"))
         est = roofline.estimate(flops, nbytes, peak, d.mem_bandwidth_gbs, ctas,
                                 per_sm * d.num_sms if per_sm else None, roofline.sms_to_fill_dram(d))
-        if seconds is None:
+        if compiled is None:
+            # no binary went through the pipeline (the launch could not be rebuilt): nothing to model it on,
+            # so no time, said so, rather than a roofline of a kernel whose registers and work are unknown
+            record["model_note"] = f"not modelled: {variant.get('rebuild', 'the launch could not be rebuilt')}"
+        elif seconds is None:
             seconds = est.seconds
-        # queued once dispatched; placed on its stream by gpu.schedule's rules
+        # queued once dispatched; placed on its stream by gpu.schedule's rules (an unmodelled launch takes no time)
         start = self.gpu.schedule(record.get("stream", 0), record["host_start"] + record["host_dispatch_seconds"],
-                                  seconds, ctas)
+                                  seconds or 0.0, ctas)
         record.update(ctas=ctas, waves=est.waves, modelled_seconds=seconds, model_basis=basis,
-                      modelled_bound=bound, gpu_start=start, gpu_end=start + seconds)
+                      modelled_bound=bound, gpu_start=start, gpu_end=start + (seconds or 0.0))
 
     # --- timing on the model -------------------------------------------------------------------
     def do_bench(self, fn, warmup=25, rep=100, grad_to_none=None, quantiles=None, return_mode="mean", **_):
@@ -282,6 +286,10 @@ class Recorder:
         if not timed:
             self.say("do_bench: the timed function launched no Triton kernel; torch's own ops are not "
                      "modelled, so its time is nan")
+            ms = float("nan")
+        elif any(r["modelled_seconds"] is None for r in timed):
+            self.say("do_bench: a launch it timed could not be modelled (the launch table says why), so its time "
+                     "is nan")
             ms = float("nan")
         else:
             ms = sum(r["modelled_seconds"] for r in timed) * 1e3

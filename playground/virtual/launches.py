@@ -53,12 +53,36 @@ def _span_bytes(t) -> int:
 
 
 def _plain(value):
-    """A constexpr as JSON: numbers, strings and None as they are; anything else marked as not data."""
+    """A constexpr as JSON: numbers, strings and None as they are, a Triton dtype by its name
+    ({"dtype": "fp16"}); anything else marked as not data."""
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     if hasattr(value, "value") and isinstance(value.value, (bool, int, float, str)):
         return value.value
+    import triton.language as tl
+    if isinstance(value, tl.dtype):
+        return {"dtype": value.name}
+    if isinstance(value, tuple) and not any(isinstance(_plain(v), dict) and "repr" in _plain(v) for v in value):
+        return {"tuple": [_plain(v) for v in value]}
+    if type(value).__name__ == "JITFunction":     # a @triton.jit function passed as a constexpr (an activation)
+        return {"function": value.__name__, "module": value.fn.__module__}
     return {"repr": repr(value)[:80]}
+
+
+def _constexpr(value, jit):
+    """A constexpr read back from JSON (_plain's inverse); a function by its name where the kernel is defined."""
+    if isinstance(value, dict) and "dtype" in value:
+        import triton.language as tl
+        return tl.dtype(value["dtype"])
+    if isinstance(value, dict) and "tuple" in value:
+        return tuple(_constexpr(v, jit) for v in value["tuple"])
+    if isinstance(value, dict) and "function" in value:
+        found = jit.fn.__globals__.get(value["function"])
+        if found is None:
+            raise UserError(f"the @triton.jit function {value['function']} passed to {jit.__name__} is not defined "
+                            f"beside it")
+        return found
+    return value
 
 
 def specialised(src) -> list[str]:
@@ -93,7 +117,8 @@ def work_of(jit, kernel, record, values) -> tuple[int, int, str]:
 def source_of(record: dict, target: str) -> dict:
     """What another process needs to rebuild this launch (the `source` of a variant in a trace)."""
     for a in record["args"]:
-        if a["kind"] == "other" or (a["kind"] == "constexpr" and isinstance(a["value"], dict)):
+        if a["kind"] == "other" or (a["kind"] == "constexpr" and isinstance(a["value"], dict)
+                                    and "repr" in a["value"]):
             raise UserError(f"argument {a['name']} ({a['kind']}) cannot be rebuilt from the trace yet")
     return {"kernel": record["kernel"], "file": record.get("file"), "target": target, "grid": record["grid"],
             "args": record["args"], "num_warps": record["num_warps"], "num_stages": record["num_stages"],
@@ -123,7 +148,7 @@ class CapturedTensor(AbstractTensor):
         return self.dtype.itemsize
 
 
-def _stand_in(arg: dict):
+def _stand_in(arg: dict, jit):
     """A captured argument as the binder should see it again."""
     if arg["kind"] == "tensor":
         return CapturedTensor(arg)
@@ -131,7 +156,7 @@ def _stand_in(arg: dict):
         from triton.tools.tensor_descriptor import TensorDescriptor
         return TensorDescriptor(CapturedTensor(arg["base"]), arg["shape"], arg["strides"], arg["block_shape"],
                                 arg["padding"], arg["round_f32_to_tf32"])
-    return arg["value"]
+    return _constexpr(arg["value"], jit) if arg["kind"] == "constexpr" else arg["value"]
 
 
 def spec_for(source: dict, jit) -> KernelSpec:
@@ -140,11 +165,11 @@ def spec_for(source: dict, jit) -> KernelSpec:
     args = source["args"]
     last_runtime = max((i for i, a in enumerate(args) if a["kind"] != "constexpr"), default=-1)
     positional = args[:last_runtime + 1]
-    meta = {a["name"]: a["value"] for a in args[last_runtime + 1:]} | dict(source.get("options", {}))
+    meta = {a["name"]: _constexpr(a["value"], jit) for a in args[last_runtime + 1:]} | dict(source.get("options", {}))
     tensors = {a["name"]: Tensor(tuple(a["shape"]), output=False) for a in positional if a["kind"] == "tensor"}
 
     def runtime_args(**_):
-        return tuple(_stand_in(a) for a in positional)
+        return tuple(_stand_in(a, jit) for a in positional)
 
     grid = tuple(source["grid"])
     spec = KernelSpec(name=source["kernel"], kernel=jit,
@@ -153,7 +178,7 @@ def spec_for(source: dict, jit) -> KernelSpec:
                       default_shape={}, num_warps=source["num_warps"], num_stages=source["num_stages"],
                       source_path=source["file"])
     # what `run` modelled the launch with: its launch_metadata, or else its tensors' bytes (core/work.py)
-    arguments = {a["name"]: _stand_in(a) for a in args}
+    arguments = {a["name"]: _stand_in(a, jit) for a in args}
     work.fill_spec(spec, work.of_arguments(jit, grid, arguments, source["kernel"]))
     return spec
 

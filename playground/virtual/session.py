@@ -71,8 +71,8 @@ def install_for_running(target: str, execute: bool = True):
     torch_device.install(gpu, skip_expensive=lambda: recorder.timing_depth > 0)
     import torch
     torch.cuda.synchronize = lambda device=None: recorder.synchronize()
-    from ..run import bf16_interpreter
-    bf16_interpreter.install()      # Triton's interpreter computes on bf16's bits; check's fp32 workaround
+    from ..run import interpreter
+    interpreter.install()           # bf16 math and grid dependency control as a GPU does them (run/interpreter.py)
     torch_device._state.update(host_now=recorder.host_now, host_waits=recorder.synchronize)
     driver.set_active(VirtualDriver(gpu, recorder))
     capture.install(recorder)
