@@ -18,7 +18,8 @@ import psutil
 import pytest
 
 pytest.importorskip("torch")
-from playground.virtual import session, timeline  # noqa: E402
+from playground.errors import UserError  # noqa: E402
+from playground.virtual import session, text, timeline  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = ROOT / "tests" / "data" / "scripts"
@@ -364,6 +365,58 @@ def test_dtype_function_and_tuple_constexprs_reopen_and_what_cannot_is_not_model
         assert shown.returncode == 0, shown.stderr
         assert meta in next(line for line in shown.stdout.splitlines() if line.startswith("// meta"))
     assert "variant 4 (pair_kernel) is not reopenable" in cli("compile", f"{trace}#4").stderr
+
+
+PROJECT_TESTS = textwrap.dedent('''
+    import pytest
+    import torch
+    import triton
+    import triton.language as tl
+
+
+    @triton.jit
+    def double_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * 2, mask=mask)
+
+
+    @pytest.mark.parametrize("n", [100, 1000])
+    def test_double(n):
+        x = torch.randn(n, device="cuda")
+        out = torch.empty_like(x)
+        assert x.is_cuda
+        double_kernel[(triton.cdiv(n, 256),)](x, out, n, BLOCK=256)
+        torch.testing.assert_close(out, x * 2)
+
+
+    def test_a_wrong_expectation():
+        x = torch.randn(10, device="cuda")
+        out = torch.empty_like(x)
+        double_kernel[(1,)](x, out, 10, BLOCK=16)
+        torch.testing.assert_close(out, x * 3)
+''')
+
+
+def test_a_projects_own_tests_run_under_pytest_each_launch_attributed_to_its_test(tmp_path, capfd, monkeypatch):
+    """`playground run -m pytest FILE`: pytest runs the file unchanged on the virtual GPU; its exit status is the
+    run's, and every launch names the test it ran in."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_double.py").write_text(PROJECT_TESTS)
+    monkeypatch.chdir(tmp_path)
+    run = session.run_script("pytest", ["tests/test_double.py", "-q", "-p", "no:cacheprovider"], "sm_90", module=True)
+    out = capfd.readouterr().out
+    assert run.exit_code == 1 and "1 failed, 2 passed" in out
+    assert run.trace["module"] == "pytest" and "script" not in run.trace
+    assert [launch["test"] for launch in run.trace["launches"]] == [
+        "tests/test_double.py::test_double[100]", "tests/test_double.py::test_double[1000]",
+        "tests/test_double.py::test_a_wrong_expectation"]
+    shown = text.lines(run.trace)
+    assert any(line.startswith("tests/test_double.py::test_a_wrong_expectation") and line.split()[1:] == ["1", "2", "0"]
+               for line in shown), shown
+    with pytest.raises(UserError, match="no module named 'no_such_test_runner'"):
+        session.run_script("no_such_test_runner", [], "sm_90", module=True)
 
 
 def test_on_a_terminal_each_interpreted_launch_shows_a_status_line_and_clears_it():

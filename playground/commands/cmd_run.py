@@ -9,7 +9,10 @@ from .common import refuse_overwrite
 
 
 @click.command("run", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
-@click.argument("script")
+@click.option("-m", "--module", "module", default=None, metavar="MODULE",
+              help="Run a module as `python -m MODULE` does, with the arguments that follow (`-m pytest tests/` runs "
+                   "a project's own tests; each launch is attributed to its test).")
+@click.argument("script", required=False)
 @click.argument("script_args", nargs=-1, type=click.UNPROCESSED)
 @click.option("--target", "-t", default=None, help=f"The virtual GPU: {', '.join(TARGETS)}, or a GPU by name (l40s, h100-pcie, ...: `playground targets` lists them); by default this machine's GPU, the script running on it, or {DEFAULT} where there is none.")
 @click.option("--no-exec", is_flag=True, help="Compile, capture and model every launch, but run none of them "
@@ -21,7 +24,7 @@ from .common import refuse_overwrite
 @click.option("--timeline", "timeline_path", type=click.Path(dir_okay=False), default=None,
               help="Write a Chrome trace-event JSON (host measured, GPU modelled); open it in Perfetto.")
 @click.option("--force", is_flag=True, help="Overwrite --trace / --timeline files that exist.")
-def command(script, script_args, target, no_exec, as_json, trace_path, timeline_path, force):
+def command(module, script, script_args, target, no_exec, as_json, trace_path, timeline_path, force):
     """Run SCRIPT, written for a CUDA GPU, unchanged on a virtual GPU of the target; capture every launch.
 
     Tensors live on the CPU and kernels run in Triton's interpreter, so results and asserts are real.
@@ -36,12 +39,19 @@ def command(script, script_args, target, no_exec, as_json, trace_path, timeline_
     playground run -t sm_80 --trace run.json my_script.py
     playground compile run.json#2 --show sass          # a captured variant, in any command
     playground run --timeline tl.json my_script.py     # open tl.json in ui.perfetto.dev
+    playground run -t sm_90 -m pytest tests/test_rms_norm.py -k bf16   # a project's own GPU tests
     """
     from .. import report
     from ..core import targets
     from ..files import write_json
     from ..virtual import script_args as arguments
     from ..virtual import session, text, timeline
+    if module:                # everything after the module's name is its own (SCRIPT included)
+        script_args = ([script] if script else []) + list(script_args)
+        script = module
+    elif script is None:
+        from ..errors import UserError
+        raise UserError("run needs a SCRIPT, or -m MODULE", param="script")
     mine, script_args = arguments.split(list(script_args))
     target = mine.get("target", target)
     no_exec, as_json, force = (mine.get(k, v) for k, v in (("no_exec", no_exec), ("json", as_json), ("force", force)))
@@ -50,7 +60,8 @@ def command(script, script_args, target, no_exec, as_json, trace_path, timeline_
         refuse_overwrite(path, force)
     if target is None and targets.native() is None:
         target = DEFAULT          # no GPU here: the virtual one; with one, the script runs on it (native)
-    result = session.run_script(script, list(script_args), target, execute=not no_exec, quiet_stdout=as_json)
+    result = session.run_script(script, list(script_args), target, execute=not no_exec, quiet_stdout=as_json,
+                                module=bool(module))
     if trace_path:
         write_json(trace_path, result.trace)
     if timeline_path:

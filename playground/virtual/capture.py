@@ -123,9 +123,11 @@ class Recorder:
 
     def _record(self, jit, **more) -> dict:
         """A launch's record as it starts: what was launched, from where, and when on the host clock."""
+        test = _current_test()
         return {"index": len(self.launches), "kernel": jit.__name__,
                 "file": str(Path(jit.fn.__code__.co_filename).resolve()), "site": _user_site(),
-                "timed": self.timing_depth > 0, "host_start": self.host_clock, "own_seconds": 0.0, **more}
+                "timed": self.timing_depth > 0, "host_start": self.host_clock, "own_seconds": 0.0,
+                **({"test": test} if test else {}), **more}
 
     def own(self, seconds: float, what: str = "own_seconds", wall: float | None = None):
         """Time the virtual GPU spent on its own work (compiling, reading the binary): not the script's.
@@ -422,6 +424,14 @@ def _bound(jit, args, kwargs) -> list:
     bound = jit.signature.bind(*args, **{k: v for k, v in kwargs.items() if k in jit.arg_names})
     bound.apply_defaults()
     return list(bound.arguments.values())
+
+
+def _current_test() -> str | None:
+    """The pytest test running now (`run -m pytest`): pytest names it in PYTEST_CURRENT_TEST while each test's
+    setup, call and teardown run (`tests/test_x.py::test_y (call)`), the phase dropped."""
+    import os
+    running = os.environ.get("PYTEST_CURRENT_TEST")
+    return running.rsplit(" (", 1)[0] if running else None
 
 
 def _user_site() -> str:

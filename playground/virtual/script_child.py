@@ -1,6 +1,7 @@
 """The process that runs a script on the virtual GPU (started by session.py; never imported by the CLI).
 
     python -m playground.virtual.script_child SETTINGS.json SCRIPT [ARGS...]
+    (with "module" in SETTINGS: SCRIPT is that module's name, run as `python -m MODULE ARGS...` runs it)
 
 It installs the virtual device (torch_device.py), the stand-in driver (driver.py) and the capture
 (capture.py), or, with no target, only the capture on this machine's GPU (native.py); runs the script as
@@ -31,12 +32,20 @@ def main(argv: list[str]) -> int:
     from . import session
     recorder = (session.install_for_running(settings["target"], execute=settings["execute"]) if settings["target"]
                 else session.install_native())
-    sys.argv = [script, *script_args]
-    sys.path.insert(0, str(Path(script).resolve().parent))
+    module = settings.get("module")
+    if module:                 # as `python -m MODULE` runs it: the working directory first on the path
+        sys.argv = [module, *script_args]
+        sys.path.insert(0, os.getcwd())
+    else:
+        sys.argv = [script, *script_args]
+        sys.path.insert(0, str(Path(script).resolve().parent))
     code = 0
     recorder.start()
     try:
-        runpy.run_path(str(Path(script).resolve()), run_name="__main__")
+        if module:
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        else:
+            runpy.run_path(str(Path(script).resolve()), run_name="__main__")
     except SystemExit as e:
         code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         if not isinstance(e.code, (int, type(None))):
@@ -48,7 +57,8 @@ def main(argv: list[str]) -> int:
         code = 1
     finally:
         sys.stdout.flush()
-        trace = recorder.as_dict() | {"script": str(Path(script).resolve()), "argv": script_args, "exit_code": code}
+        ran = {"module": module} if module else {"script": str(Path(script).resolve())}
+        trace = recorder.as_dict() | ran | {"argv": script_args, "exit_code": code}
         Path(settings["out"]).write_text(json.dumps(trace, default=str))
     return code
 

@@ -34,11 +34,16 @@ class Run:
 
 
 def run_script(script: str, args: list[str], target: str | None, execute: bool = True,
-               quiet_stdout: bool = False) -> Run:
+               quiet_stdout: bool = False, module: bool = False) -> Run:
     """Run `script` with `args` on a virtual GPU of `target`, or, with no target, on this machine's GPU
-    (native.py: measured); returns once the script has ended."""
+    (native.py: measured); returns once the script has ended. With `module`, `script` is a module's name, run
+    as `python -m` runs it (`pytest`: a project's own tests, each launch attributed to the test it ran in)."""
     path = Path(script)
-    if not path.is_file():
+    if module:
+        if not _importable(script):
+            from ..core.imports import install_hint
+            raise UserError(f"no module named '{script}'{install_hint(script)}", param="module")
+    elif not path.is_file():
         raise UserError(f"no such script: {script}")
     target_name = targets.resolve(target).label if target else None
     if target_name is None and not execute:
@@ -46,13 +51,22 @@ def run_script(script: str, args: list[str], target: str | None, execute: bool =
                         "name a target (`target` sm_90) to capture without running", param="no_exec")
     from ..lifecycle import child_env, run_child
     # the JIT must compile for the target (the capture interprets): no TRITON_INTERPRET in the child
-    code, trace, _ = run_child("playground.virtual.script_child", {"target": target_name, "execute": execute,
-                                                           "script_stdout_to_stderr": quiet_stdout},
-                               [str(path), *args], env=child_env(TRITON_INTERPRET=None))
+    settings = {"target": target_name, "execute": execute, "script_stdout_to_stderr": quiet_stdout,
+                **({"module": script} if module else {})}
+    code, trace, _ = run_child("playground.virtual.script_child", settings,
+                               [script if module else str(path), *args], env=child_env(TRITON_INTERPRET=None))
     if trace is None:
         raise UserError(f"{script}: the script's process ended (exit {code}) before it could report")
     trace = {"format": TRACE_FORMAT, **trace}
     return Run(trace=trace, exit_code=code)
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 # --- installing the virtual GPU in this process (the child, or a command reading a trace) ---------

@@ -111,6 +111,7 @@ def lines(trace: dict, trace_file: str | None = None) -> list[str]:
         else:
             out.append("to open a variant in any command (compile, inspect, grid, occupancy, diff, sweep), save the "
                        "run with --trace FILE and name it FILE#N")
+    out += _by_test(launches)
     for pick in trace.get("autotune", []):
         out.append(f"autotune {pick['kernel']}: {pick['best']} "
                    f"({'timed on this GPU by Triton' if native else 'picked by modelled time'})")
@@ -130,3 +131,17 @@ def lines(trace: dict, trace_file: str | None = None) -> list[str]:
     out.append(f"GPU busy {busy * 1e3:,.3f} ms (modelled){overlap}; the script's host time here "
                f"{trace['host_seconds']:,.3f} s (compiling and interpreting left out)")
     return out
+
+
+def _by_test(launches: list[dict]) -> list[str]:
+    """`run -m pytest`: each test that launched kernels, with its launches, variants and failed runs."""
+    tests: dict[str, list[dict]] = {}
+    for launch in launches:
+        if launch.get("test"):
+            tests.setdefault(launch["test"], []).append(launch)
+    if not tests:
+        return []
+    rows = [[test, str(len(ran)), ", ".join(str(v) for v in sorted({r["variant"] for r in ran})),
+             str(sum(1 for r in ran if r.get("error")))] for test, ran in tests.items()]
+    return [""] + table(["test", "launches", "variants", "failed to run"], rows, align="lrlr")
+
