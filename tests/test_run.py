@@ -419,6 +419,16 @@ def test_a_projects_own_tests_run_under_pytest_each_launch_attributed_to_its_tes
         session.run_script("no_such_test_runner", [], "sm_90", module=True)
 
 
+def test_a_gluon_launch_is_compiled_and_captured_and_says_in_one_line_that_it_is_not_run(capfd):
+    run = captured("gluon_launch.py")
+    captured_io = capfd.readouterr()
+    assert run.exit_code == 0 and "copied: False" in captured_io.out
+    assert ("copy_kernel: a Gluon kernel (@gluon.jit): Triton's interpreter does not run Gluon, so it was compiled, "
+            "captured and modelled but not run; its outputs are left unwritten") in captured_io.err
+    variant = run.trace["variants"][0]
+    assert variant["registers"] > 0 and variant["same_binary"]
+
+
 def test_on_a_terminal_each_interpreted_launch_shows_a_status_line_and_clears_it():
     # the interpreter is the slow part of `run`: a terminal sees which launch it is on, then the line is erased
     import pty

@@ -115,7 +115,7 @@ def read(compiled) -> Report:
     pipe = pipeline(compiled.stage("ttgir"))
     if not compiled.target.is_nvidia:    # an async copy on AMD lands in LDS directly, whatever its op's name
         pipe.async_copy = pipe.async_copy.replace("cp.async", "direct-to-LDS")
-    has_dot = bool(re.search(r"\btt\.dot(_scaled)?\b", compiled.stage("ttir")))
+    has_dot = bool(re.search(r"\btt\.dot(_scaled)?\b", compiled.first_ir))
     r = compiled.resources
     report = Report(kernel=compiled.spec.name, target=compiled.target.label, config=compiled.config.describe(),
                     code="SASS" if compiled.target.is_nvidia else "amdgcn", mix=dict(mix),

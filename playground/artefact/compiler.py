@@ -70,10 +70,18 @@ class Compiled:
         producer = stages.STAGES[name].producer
         if producer == "python":
             return self.python_source
+        if name == "ttir" and is_gluon(self.spec.kernel):
+            raise UserError(f"{self.name} is a Gluon kernel (@gluon.jit): Triton lowers it straight to TTGIR, with the "
+                            f"layouts its author wrote, so it has no TTIR; its stages start at ttgir")
         if producer == "nvdisasm":
             from . import disasm
             return disasm.sass(self)
         return self.kernel.asm[name]
+
+    @property
+    def first_ir(self) -> str:
+        """The first IR Triton made of the kernel: TTIR, or TTGIR for a Gluon kernel (which has no TTIR)."""
+        return self.stage("ttgir" if is_gluon(self.spec.kernel) else "ttir")
 
     @cached_property
     def threads_per_block(self) -> int:
@@ -113,7 +121,6 @@ def build(request, warn=None) -> Compiled:
     (tile_warnings); by default it goes to Python's warnings.
     """
     import triton
-    from triton.compiler import ASTSource
 
     spec, target, config = request.spec, request.target, request.config
     warn = warn or python_warning
@@ -122,7 +129,7 @@ def build(request, warn=None) -> Compiled:
         signature, constexprs, attrs, options, readable = specialize(spec, target, config)
     from . import cache
     start = time.perf_counter()
-    src = ASTSource(spec.kernel, signature, constexprs, attrs)
+    src = source(spec.kernel, signature, constexprs, attrs)
     fast_key = None if cache.disabled() else cache.key(src, target.gpu_target(), options)
     kernel = cache.lookup(fast_key, src) if fast_key else None
     if kernel is not None:
@@ -141,6 +148,20 @@ def build(request, warn=None) -> Compiled:
                     options=_plain(options.__dict__), compile_seconds=seconds, cache_hit=bool(hits and hits[-1]))
 
 
+def source(jit, signature, constexprs, attrs):
+    """What triton.compile takes for this kernel, as its JIT builds it: a Gluon kernel (@gluon.jit) is a
+    GluonASTSource, which Triton lowers straight to TTGIR (the author chose the layouts); any other an ASTSource."""
+    if is_gluon(jit):
+        from triton.experimental.gluon._runtime import GluonASTSource
+        return GluonASTSource(jit, signature, constexprs, attrs)
+    from triton.compiler import ASTSource
+    return ASTSource(jit, signature, constexprs, attrs)
+
+
+def is_gluon(jit) -> bool:
+    return type(jit).__name__ == "GluonJITFunction"
+
+
 def cached_hash(request) -> str | None:
     """The hash of the kernel this request compiles to, when the cache already holds it; else None.
 
@@ -149,7 +170,6 @@ def cached_hash(request) -> str | None:
     not cached (build will report why).
     """
     import triton  # noqa: F401  (the cache's key reads Triton's installation)
-    from triton.compiler import ASTSource
 
     from . import cache
     if cache.disabled():
@@ -159,7 +179,7 @@ def cached_hash(request) -> str | None:
             signature, constexprs, attrs, options, _ = specialize(request.spec, request.target, request.config)
     except Exception:
         return None
-    src = ASTSource(request.spec.kernel, signature, constexprs, attrs)
+    src = source(request.spec.kernel, signature, constexprs, attrs)
     return cache.lookup_hash(cache.key(src, request.target.gpu_target(), options))
 
 

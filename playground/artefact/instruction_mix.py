@@ -166,7 +166,7 @@ _PTX_MMA = re.compile(r"^\s*(?:@!?%\w+\s+)?((?:mma\.sync|wgmma\.mma_async|tcgen0
 
 def mma_opcodes(compiled) -> list[str]:
     """The matrix instructions the compiled code issues: PTX opcodes on NVIDIA, amdgcn ones on AMD."""
-    if "tt.dot" not in compiled.stage("ttir"):
+    if "tt.dot" not in compiled.first_ir:
         return []              # no tl.dot, no matrix instructions
     if compiled.target.is_nvidia:
         return _PTX_MMA.findall(compiled.stage("ptx"))

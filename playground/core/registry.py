@@ -220,7 +220,7 @@ def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Excep
 
 
 def _is_bare_kernel(obj) -> bool:
-    return obj is not None and type(obj).__name__ in ("JITFunction", "Autotuner", "Heuristics")
+    return obj is not None and type(obj).__name__ in ("JITFunction", "GluonJITFunction", "Autotuner", "Heuristics")
 
 
 def _bare_kernels(namespace: dict) -> list[str]:

@@ -91,5 +91,5 @@ def wave_map(spec: KernelSpec, shape: dict, meta: dict, ctas_per_wave: int, max_
 def loops_over_programs(compiled) -> bool:
     """Whether the kernel asks how many programs there are (TTIR `tt.get_num_programs`): the mark of a
     persistent kernel, whose CTAs each own many tiles."""
-    return "tt.get_num_programs" in compiled.stage("ttir")
+    return "tt.get_num_programs" in compiled.first_ir
 

@@ -20,7 +20,7 @@ def notes(compiled, prog, moved, f, bounds: set, again=None) -> list[str]:
     if not moved.from_schedule and not compiled.spec.work_basis:     # work_note says it for the other case
         out.append("DRAM and L2 traffic: every byte of the spec's count once (it gives no operand blocks)"
                      + (", and the re-reads L1 does not serve" if again and again.beyond_l1 else ""))
-    if prog.mma_family is None and "tt.dot" in compiled.stage("ttir"):
+    if prog.mma_family is None and "tt.dot" in compiled.first_ir:
         out.append("tl.dot without matrix instructions: modelled on the FMA units")
     if not prog.load_bytes_per_round:
         out.append("no tile loads found in TTGIR: load latency counted once per CTA")
@@ -53,7 +53,7 @@ def notes(compiled, prog, moved, f, bounds: set, again=None) -> list[str]:
         out.append(f"no published L2 bandwidth for {compiled.target.name}: L2 is not modelled")
     elif compiled.target.name in K.L2_RATE_NOTES:
         out.append(K.L2_RATE_NOTES[compiled.target.name])
-    ttir = compiled.stage("ttir")
+    ttir = compiled.first_ir
     calls_special = any(f"math.{op} " in ttir for op in ("exp", "exp2", "log", "log2", "rsqrt", "sqrt", "sin",
                                                           "cos", "erf"))
     if calls_special and not compiled.spec.special:

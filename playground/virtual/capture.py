@@ -444,6 +444,9 @@ def _user_site() -> str:
 
 
 def _interpreter_failure(jit, e: Exception) -> str:
+    if type(jit).__name__ == "GluonJITFunction":
+        return (f"{jit.__name__}: a Gluon kernel (@gluon.jit): Triton's interpreter does not run Gluon, so it was "
+                f"compiled, captured and modelled but not run; its outputs are left unwritten")
     cause = e.__cause__ or e
     text = launches.one_line(cause)
     return f"{jit.__name__}: the interpreter cannot run this kernel: {text}; its outputs are left unwritten"
