@@ -429,6 +429,13 @@ def test_a_gluon_launch_is_compiled_and_captured_and_says_in_one_line_that_it_is
     assert variant["registers"] > 0 and variant["same_binary"]
 
 
+def test_wrap_triton_triton_op_and_extern_libs_launch_as_written_and_libdevice_runs(capfd):
+    run = captured("launch_options.py")
+    assert run.exit_code == 0, capfd.readouterr().err
+    assert "launch options: ok" in capfd.readouterr().out
+    assert [launch["kernel"] for launch in run.trace["launches"]] == ["add_kernel", "add_kernel", "asin_kernel"]
+
+
 def test_on_a_terminal_each_interpreted_launch_shows_a_status_line_and_clears_it():
     # the interpreter is the slow part of `run`: a terminal sees which launch it is on, then the line is erased
     import pty

@@ -9,7 +9,6 @@
   autotune.py        --max-autotune: Inductor's GEMM candidates, answered by a model (labelled modelled)
   plan_check.py      --run: the plan at small shapes, checked against eager PyTorch
   execute.py         (child side) the wrapper executed on the CPU, kernels in Triton's interpreter
-  libdevice_shim.py  libdevice for the interpreter, which cannot call it
   text.py            plans, comparisons, candidates and checks as text
 """
 from ..core import registry

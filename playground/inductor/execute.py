@@ -64,7 +64,7 @@ class LoadedWrapper:
         from torch._inductor.runtime import triton_helpers
         from torch._inductor.runtime.triton_heuristics import CachingAutotuner
 
-        from .libdevice_shim import libdevice
+        from ..run.libdevice_shim import libdevice
         triton_helpers.libdevice = libdevice          # the interpreter cannot call libdevice (libdevice_shim.py)
         from ..run import interpreter
         interpreter.install()           # bf16 math and fp32 -> bf16 rounding as a GPU does them, not on raw bits

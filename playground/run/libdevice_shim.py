@@ -1,7 +1,8 @@
 """NVIDIA's libdevice functions for Triton's interpreter, which cannot call them (Triton 3.9 raises
 "extern_elementwise not supported in interpreter mode", and its `triton.language.extra.libdevice` holds
-only stubs). Inductor's kernels call them for exp, erf, tanh and the like, so `fuse --run` gives those
-kernels this module instead: each function computes with torch's CPU kernel of the same name on the
+only stubs). Inductor's kernels call them for exp, erf, tanh and the like, and so do hand-written ones
+(`libdevice.asin`), so wherever kernels are interpreted (`fuse --run`, `run`: run/interpreter.py) they get
+this module's functions instead: each computes with torch's CPU kernel of the same name on the
 interpreter's arrays. Only for the check: the compiled kernel calls libdevice itself, whose results can
 differ from these in the last bits (the tolerance allows that).
 """
@@ -79,7 +80,7 @@ class _Shim:
     def __getattr__(self, name):
         if name.startswith("__"):
             raise AttributeError(name)
-        raise NotImplementedError(f"libdevice.{name} has no stand-in for Triton's interpreter (fuse --run)")
+        raise NotImplementedError(f"libdevice.{name} has no stand-in for Triton's interpreter")
 
 
 libdevice = _Shim()
