@@ -436,6 +436,22 @@ def test_wrap_triton_triton_op_and_extern_libs_launch_as_written_and_libdevice_r
     assert [launch["kernel"] for launch in run.trace["launches"]] == ["add_kernel", "add_kernel", "asin_kernel"]
 
 
+def test_a_launch_repeated_with_nothing_changed_runs_once_and_is_counted_and_modelled_each_time(capfd):
+    """lightllm's hand-rolled timing loop: 50 identical copies run once in the interpreter; the copy after the
+    script changes an input runs again; a kernel that reads what it writes runs every time."""
+    run = captured("timing_loop.py")
+    assert run.exit_code == 0, capfd.readouterr().err
+    launches = run.trace["launches"]
+    assert len(launches) == 50 + 1 + 5
+    copies, again, counts = launches[:50], launches[50], launches[51:]
+    assert copies[0]["executed"] and all(c.get("repeat_of") == 0 and not c["executed"] for c in copies[1:])
+    assert again["executed"] and again.get("repeat_of") is None
+    assert all(c["executed"] and c.get("repeat_of") is None for c in counts)
+    assert all(launch["modelled_seconds"] > 0 for launch in launches)
+    table = text.lines(run.trace)
+    assert sum("as #1: skipped" in line for line in table) == text.LAUNCH_ROWS - 1     # the rows listed
+
+
 def test_on_a_terminal_each_interpreted_launch_shows_a_status_line_and_clears_it():
     # the interpreter is the slow part of `run`: a terminal sees which launch it is on, then the line is erased
     import pty

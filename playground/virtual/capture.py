@@ -39,7 +39,7 @@ from triton.runtime.jit import JITFunction
 from ..core import devices
 from ..figures import occupancy, roofline
 from ..model import explain
-from . import launches
+from . import launches, repeats
 
 # the host clock: this thread's CPU time (the module docstring says why not the wall clock)
 host_time = time.thread_time
@@ -64,6 +64,7 @@ class Recorder:
         self._marks: dict[int, float] = {}          # thread -> its host_time when a launch last returned to it
         self._mark()
         self._interpreted: dict = {}
+        self._repeats = repeats.Repeats()          # the last launch run, and whether its repeat may be skipped
         # a transient status line while a launch runs in the interpreter, the slow part: on a terminal only
         self.status_stream = sys.stderr if sys.stderr.isatty() and os.environ.get("TERM") != "dumb" else None
 
@@ -151,16 +152,24 @@ class Recorder:
         record["_values"] = values
         record["executed"] = False
         if self.execute and self.timing_depth == 0:
-            self.status(f"launch {len(self.launches) + 1}, {jit.__name__} {tuple(grid)}: running in Triton's "
-                        f"interpreter (--no-exec skips this)")
-            try:
-                self._interpret(jit, grid, values)
-                record["executed"] = True
-            except Exception as e:
-                record["error"] = _interpreter_failure(jit, e)
-                self.say(record["error"])
-            finally:
-                self.status(None)
+            launch_key = repeats.key(jit, grid, values)
+            earlier = self._repeats.repeat_of(launch_key, values)
+            if earlier is not None:       # the same launch as the last, nothing changed since: nothing to compute
+                record["repeat_of"] = earlier
+            else:
+                self.status(f"launch {len(self.launches) + 1}, {jit.__name__} {tuple(grid)}: running in Triton's "
+                            f"interpreter (--no-exec skips this)")
+                try:
+                    with repeats.Accesses() as accesses:
+                        self._interpret(jit, grid, values)
+                    record["executed"] = True
+                    self._repeats.ran(record["index"], launch_key, values, accesses)
+                except Exception as e:
+                    record["error"] = _interpreter_failure(jit, e)
+                    self.say(record["error"])
+                    self._repeats.forget()
+                finally:
+                    self.status(None)
         record["own_seconds"] += host_time() - start
 
     def _direct(self, src, metadata, grid, values, stream=0):

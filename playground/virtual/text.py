@@ -19,6 +19,8 @@ def _ran(launch: dict, native: bool = False) -> str:
         return "on the GPU"
     if launch.get("timed"):
         return "timed: not run"
+    if launch.get("repeat_of") is not None:
+        return f"as #{launch['repeat_of'] + 1}: skipped"     # the same launch, nothing changed since (repeats.py)
     return "interpreted" if launch.get("executed") else "not run"
 
 
