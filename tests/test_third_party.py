@@ -179,3 +179,30 @@ def test_an_installed_package_opens_by_module_name_in_every_command():
     missing = playground("compile", "liger_kernel.ops.rms_norm:_rms_norm_forward_kernel", "--args", "Y_ptr=fp32[4]",
                          "-t", "sm_90", cwd=ROOT)
     assert missing.returncode == 2 and missing.stderr.startswith("error: --args: _rms_norm_forward_kernel needs ")
+
+
+@pytest.mark.parametrize("path,says", [
+    ("triton_tutorials/python/tutorials/01-vector-add.py", "The maximum difference between torch and triton is 0.0"),
+    ("triton_tutorials/python/tutorials/07-extern-functions.py", "The maximum difference between torch and triton is 0.0"),
+])
+def test_run_takes_a_tutorial_script_as_published(path, says):
+    copy_or_skip(path)
+    done = playground("run", path, "-t", "sm_90", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert says in done.stderr                                     # --json: the script's own output on stderr
+    trace = json.loads(done.stdout)
+    assert trace["launches"] and all(v["same_binary"] for v in trace["variants"] if v.get("source"))
+
+
+@pytest.mark.slow
+def test_lightllms_hand_rolled_timing_loops_run_each_distinct_launch_once():
+    """Its self-test times 1,000 identical KV-cache copies twice (2,020 launches of 32,768 programs): each distinct
+    launch runs once in the interpreter, every launch is counted and modelled (about 6 minutes on 2 cores)."""
+    path = "lightllm/lightllm/common/basemodel/triton_kernel/destindex_copy_kv.py"
+    copy_or_skip(path)
+    done = playground("run", path, "-t", "sm_90", "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    launches = json.loads(done.stdout)["launches"]
+    assert len(launches) == 2020
+    assert sum(1 for launch in launches if launch["executed"]) == 2
+    assert all(launch["modelled_seconds"] > 0 for launch in launches)
