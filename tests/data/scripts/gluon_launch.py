@@ -1,18 +1,12 @@
-"""A script that launches a Gluon kernel: compiled and captured on the virtual GPU, but Triton's interpreter
-does not run Gluon."""
+"""A script that launches a Gluon kernel (tests/data/gluon_copy.py): compiled and captured on the virtual GPU,
+but Triton's interpreter does not run Gluon."""
+import sys
+from pathlib import Path
+
 import torch
-from triton.experimental import gluon
-from triton.experimental.gluon import language as gl
 
-
-@gluon.jit
-def copy_kernel(in_ptr, out_ptr, n, XBLOCK: gl.constexpr):
-    pid = gl.program_id(0)
-    layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
-    offs = pid * XBLOCK + gl.arange(0, XBLOCK, layout=layout)
-    mask = offs < n
-    gl.store(out_ptr + offs, gl.load(in_ptr + offs, mask=mask), mask=mask)
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from gluon_copy import copy_kernel  # noqa: E402
 
 x = torch.randn(4096, device="cuda")
 y = torch.zeros_like(x)
