@@ -302,3 +302,25 @@ def test_html_refuses_options_it_would_ignore_and_serve_a_port_out_of_range(tmp_
     assert not (tmp_path / "g.html").exists()
     code, out, err = outcome("serve", "gemm", "--port", "99999")
     assert code == 2 and "99999 is not in the range" in err and len(err.splitlines()) == 1
+
+
+def test_serve_opens_an_installed_modules_bare_kernel_with_its_args():
+    """`serve MODULE:KERNEL --args ...`: the kernel of a package pip installed (Liger-Kernel), opened by name."""
+    args = ("Y_ptr=bfloat16[8192,4096], Y_row_stride=4096, X_ptr=bfloat16[8192,4096], X_row_stride=4096, "
+            "W_ptr=bfloat16[4096], W_row_stride=1, RSTD_ptr=float32[8192], RSTD_row_stride=1, n_cols=4096, eps=1e-6, "
+            "offset=0.0, casting_mode=0, elementwise_affine=true, BLOCK_SIZE=4096, grid=8192")
+    proc = subprocess.Popen([sys.executable, str(ROOT / "cli.py"), "serve",
+                             "liger_kernel.ops.rms_norm:_rms_norm_forward_kernel", "--args", args, "--target", "sm_90"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        url = proc.stdout.readline().strip()
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[\w-]{20,}", url), proc.stderr.read()
+        base, _, token = url.partition("/?token=")
+        with urllib.request.urlopen(f"{base}/api/state?token={token}", timeout=10) as ok:
+            state = json.loads(ok.read())
+        assert state["kernel"] == "_rms_norm_forward_kernel" and state["file"].endswith("liger_kernel/ops/rms_norm.py")
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()

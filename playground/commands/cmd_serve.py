@@ -34,7 +34,8 @@ def command(kernel, target, host, port):
     except ImportError:
         from ..errors import UserError
         raise UserError("serve needs uvicorn and starlette: pip install -e .") from None
-    workspace = blocking(f"opening {kernel}", None, lambda: Workspace(kernel, target, kernel_args()))
+    args = kernel_args()          # read here: the context is this thread's, and blocking runs in another
+    workspace = blocking(f"opening {kernel}", None, lambda: Workspace(kernel, target, args))
     if host not in ("127.0.0.1", "localhost", "::1"):
         warn(f"--host {host}: the page runs Python in this process; anyone who can reach {host} and has "
              f"the URL's token can run code as you")
