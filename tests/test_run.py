@@ -7,6 +7,7 @@ import functools
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -413,7 +414,7 @@ def test_a_projects_own_tests_run_under_pytest_each_launch_attributed_to_its_tes
         "tests/test_double.py::test_double[100]", "tests/test_double.py::test_double[1000]",
         "tests/test_double.py::test_a_wrong_expectation"]
     shown = text.lines(run.trace)
-    assert any(line.startswith("tests/test_double.py::test_a_wrong_expectation") and line.split()[1:] == ["1", "2", "0"]
+    assert any(line.startswith("tests/test_double.py::test_a_wrong_expectation") and line.split()[1:] == ["1", "2", "0", "0"]
                for line in shown), shown
     with pytest.raises(UserError, match="no module named 'no_such_test_runner'"):
         session.run_script("no_such_test_runner", [], "sm_90", module=True)
@@ -450,6 +451,20 @@ def test_a_launch_repeated_with_nothing_changed_runs_once_and_is_counted_and_mod
     assert all(launch["modelled_seconds"] > 0 for launch in launches)
     table = text.lines(run.trace)
     assert sum("as #1: skipped" in line for line in table) == text.LAUNCH_ROWS - 1     # the rows listed
+
+
+def test_memcheck_and_racecheck_watch_every_interpreted_launch(capfd):
+    run = captured("sanitized.py")
+    err = capfd.readouterr().err
+    assert run.exit_code == 0, err
+    no_mask, racy = run.trace["launches"]
+    assert len(no_mask["findings"]) == 1 and re.fullmatch(
+        r"memcheck: (\S*/)?sanitized\.py:11: store of 24 lane\(s\) outside every tensor, the first lane \[232\] of "
+        r"program \(3, 0, 0\): 1 element\(s\) past the end of 'y_ptr'", no_mask["findings"][0]), no_mask["findings"]
+    assert re.match(r"racecheck: (\S*/)?sanitized\.py:16: programs \(0, 0, 0\) and \(1, 0, 0\) both store y_ptr\[0\] "
+                    r"with tl\.store \(64 element\(s\)", racy["findings"][0]), racy["findings"]
+    assert "playground: no_mask: memcheck: " in err
+    assert any("interpreted: 1 sanitizer finding" in line for line in text.lines(run.trace))
 
 
 def test_on_a_terminal_each_interpreted_launch_shows_a_status_line_and_clears_it():

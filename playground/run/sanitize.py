@@ -94,6 +94,26 @@ class Sanitizer:
                                   tuple(b.view.shape)))
         return cls(regions, **kwargs)
 
+    @classmethod
+    def for_tensors(cls, tensors: dict, **kwargs) -> Sanitizer:
+        """Regions from a launch's own tensor arguments (`run`: a script's tensors, with no guards around them).
+        Which of them the kernel writes is not known beforehand: each counts as one it may store to."""
+        regions = []
+        for name, t in tensors.items():
+            storage, esize = t.untyped_storage(), t.element_size()
+            base, count = storage.data_ptr(), storage.nbytes() // esize
+            if t.is_contiguous() and t.storage_offset() == 0 and t.numel() == count:
+                covered = np.ones(count, dtype=bool)
+            else:        # a view: only the elements it reaches
+                import torch
+                covered = np.zeros(count, dtype=bool)
+                with torch._C.DisableTorchFunction():
+                    reached = torch.arange(count).as_strided(t.shape, t.stride(), t.storage_offset())
+                covered[reached.reshape(-1).numpy()] = True
+            regions.append(Region(name, base, esize, covered, True, base, base + count * esize,
+                                  t.storage_offset(), tuple(t.stride()), tuple(t.shape)))
+        return cls(regions, **kwargs)
+
     @contextmanager
     def active(self):
         global _ACTIVE

@@ -160,10 +160,17 @@ class Recorder:
                 self.status(f"launch {len(self.launches) + 1}, {jit.__name__} {tuple(grid)}: running in Triton's "
                             f"interpreter (--no-exec skips this)")
                 try:
-                    with repeats.Accesses() as accesses:
+                    watch = _sanitizer(jit, values)
+                    # the sanitizer wraps the interpreter's builder for good the first time: before Accesses
+                    # wraps it for the launch, so that Accesses puts back the sanitizer's methods
+                    with watch.active(), repeats.Accesses() as accesses:
                         self._interpret(jit, grid, values)
                     record["executed"] = True
                     self._repeats.ran(record["index"], launch_key, values, accesses)
+                    if watch.findings:
+                        record["findings"] = [str(f) for f in watch.findings]
+                        for finding in record["findings"]:
+                            self.say(f"{jit.__name__}: {finding}")
                 except Exception as e:
                     record["error"] = _interpreter_failure(jit, e)
                     self.say(record["error"])
@@ -433,6 +440,26 @@ def _bound(jit, args, kwargs) -> list:
     bound = jit.signature.bind(*args, **{k: v for k, v in kwargs.items() if k in jit.arg_names})
     bound.apply_defaults()
     return list(bound.arguments.values())
+
+
+def _sanitizer(jit, values):
+    """memcheck and racecheck over the launch's tensor arguments (run/sanitize.py). No initcheck: it poisons what
+    `other`-less masked loads read, and only `check` has a second run to tell the difference."""
+    from ..run.sanitize import Sanitizer
+    tensors = {}
+
+    def add(name, value):          # tensors inside tuples and tensor descriptors are the kernel's memory too
+        if hasattr(value, "data_ptr") and hasattr(value, "untyped_storage"):
+            tensors[name] = value
+        elif isinstance(value, (tuple, list)):
+            for i, item in enumerate(value):
+                add(f"{name}[{i}]", item)
+        elif hasattr(value, "base") and type(value).__name__ == "TensorDescriptor":
+            add(name, value.base)
+
+    for name, value in zip(jit.arg_names, values):
+        add(name, value)
+    return Sanitizer.for_tensors(tensors, poison=False)
 
 
 def _current_test() -> str | None:

@@ -21,6 +21,8 @@ def _ran(launch: dict, native: bool = False) -> str:
         return "timed: not run"
     if launch.get("repeat_of") is not None:
         return f"as #{launch['repeat_of'] + 1}: skipped"     # the same launch, nothing changed since (repeats.py)
+    if launch.get("findings"):
+        return f"interpreted: {len(launch['findings'])} sanitizer finding{'s' if len(launch['findings']) > 1 else ''}"
     return "interpreted" if launch.get("executed") else "not run"
 
 
@@ -144,6 +146,7 @@ def _by_test(launches: list[dict]) -> list[str]:
     if not tests:
         return []
     rows = [[test, str(len(ran)), ", ".join(str(v) for v in sorted({r["variant"] for r in ran})),
-             str(sum(1 for r in ran if r.get("error")))] for test, ran in tests.items()]
-    return [""] + table(["test", "launches", "variants", "failed to run"], rows, align="lrlr")
+             str(sum(1 for r in ran if r.get("error"))), str(sum(len(r.get("findings", [])) for r in ran))]
+            for test, ran in tests.items()]
+    return [""] + table(["test", "launches", "variants", "failed to run", "sanitizer findings"], rows, align="lrlrr")
 
