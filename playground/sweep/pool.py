@@ -17,13 +17,13 @@ from . import rows
 
 
 def _warm_worker() -> None:
-    """In each worker, once: die with the parent, and import the compile path and the model before the first
-    config."""
+    """In each worker, once: die with the parent, and import the compile path and what a row reads before the
+    first config. Not the model: the parent models the rows (triage.finish_modelled)."""
     die_with_parent()
     import triton.compiler  # noqa: F401
 
     from ..artefact import compiler, resources  # noqa: F401
-    from ..model import explain  # noqa: F401
+    from ..figures import occupancy  # noqa: F401
 
 
 def _work(task: dict) -> dict:
