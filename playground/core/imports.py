@@ -172,7 +172,7 @@ def import_placed(file: Path, where: Placement, script_name: str) -> tuple[types
     for _ in range(len(file.parents)):
         taken = _taken_elsewhere(where)
         if taken:                     # `kernels`, say, already imported from another folder in this process
-            wider = _one_level_up(ImportError("beyond top-level package"), where)
+            wider = _one_level_up(where)
             if wider is None:
                 raise UserError(f"imports as {where.module}, but the name {where.module.split('.')[0]} is "
                                 f"{taken} in this process; open it in a process of its own")
@@ -184,7 +184,7 @@ def import_placed(file: Path, where: Placement, script_name: str) -> tuple[types
             module, skipped_init = _import_package_module(where, file)
             return _same_file(module, file, where), skipped_init, where
         except ImportError as e:
-            wider = _one_level_up(e, where)
+            wider = _one_level_up(where) if "beyond top-level package" in str(e) else None
             if wider is None:
                 raise
             _forget(where.module)
@@ -239,10 +239,11 @@ def _import_dotted(where: Placement, file: Path) -> types.ModuleType:
     return module
 
 
-def _one_level_up(error: ImportError, where: Placement) -> Placement | None:
-    """A package that reaches above its last `__init__.py` (a sibling's `from ..x import`, its top package's
-    `__init__.py` not there): the folder above, as a namespace package."""
-    if "beyond top-level package" not in str(error) or not where.root.name.isidentifier():
+def _one_level_up(where: Placement) -> Placement | None:
+    """The folder above the root as a namespace package, for a package that reaches above its last `__init__.py`
+    (a sibling's `from ..x import`, its top package's `__init__.py` not there); None when that folder's name is
+    not a module name."""
+    if not where.root.name.isidentifier():
         return None
     return Placement(f"{where.root.name}.{where.module}", where.root.parent, "namespace package")
 
