@@ -489,3 +489,18 @@ def test_on_a_terminal_each_interpreted_launch_shows_a_status_line_and_clears_it
     text = shown.decode()
     assert "playground: launch 1, " in text and "running in Triton's interpreter" in text
     assert text.count("\r\x1b[K") >= 2           # shown, then cleared
+
+
+def test_racecheck_takes_a_spin_lock_for_what_it_is(capfd):
+    """Stores under one lock every program takes are ordered by it; a lock per program orders nothing, and neither
+    does one program that skips the lock."""
+    run = captured("locked_merge.py")
+    assert run.exit_code == 0, capfd.readouterr().err
+    one_lock, lock_each, one_skips = run.trace["launches"]
+    assert "findings" not in one_lock and one_lock["executed"]
+    for racy, other in ((lock_each, r"\(1, 0, 0\)"), (one_skips, r"\(2, 0, 0\)")):
+        stores, loads = racy["findings"]
+        assert re.match(rf"racecheck: (\S*/)?locked_merge\.py:19: programs \(0, 0, 0\) and {other} both store "
+                        r"total_ptr\[0\] with tl\.store \(1 element\(s\) stored by more than one program", stores)
+        assert re.match(rf"racecheck: (\S*/)?locked_merge\.py:19: program \(0, 0, 0\) loads total_ptr\[0\], which "
+                        rf"program {other} stores at", loads)

@@ -12,7 +12,11 @@ extra when no sanitizer is active):
 - racecheck: two programs storing to the same element with plain `tl.store`, or one program
   loading an output element that another stores to, with no atomic between them. On a GPU the
   programs run concurrently, so the result depends on their order; the interpreter's sequential
-  order hides that. Atomics are recorded as such and never reported.
+  order hides that. Atomics are recorded as such and never reported. A program that takes a
+  lock (a scalar `tl.atomic_cas(lock, 0, 1)` that finds it free, or `tl.atomic_xchg(lock, 1)`
+  that finds 0) holds it until its next atomic or store on the lock: two accesses made under
+  the same lock are ordered by it, and are not a race (the spin-lock critical section real
+  kernels use to merge partial results, as cut-cross-entropy's log-sum-exp does).
 - initcheck: a `tl.load` with a mask and no `other=` leaves its masked-out lanes undefined on a
   GPU (the interpreter reads zeros there). The sanitizer poisons them (NaN, the largest value
   and its negative in turn, see _poison); `check` then compares with a run that reads zeros,
@@ -77,9 +81,12 @@ class Sanitizer:
     poison_sites: set | None = None        # only these lines (None: every line)
     findings: list[Finding] = field(default_factory=list)
     uninitialised_sites: dict = field(default_factory=dict)   # line -> masked-out lanes loaded with no other
-    _stores: list = field(default_factory=list)     # (addresses, program, line)
-    _loads: list = field(default_factory=list)      # loads of output elements: (addresses, program, line)
+    _stores: list = field(default_factory=list)     # (addresses, program, line, locks held: an index of _lock_sets)
+    _loads: list = field(default_factory=list)      # loads of output elements, the same four
     _reported: set = field(default_factory=set)
+    _lock_sets: list = field(default_factory=lambda: [frozenset()])   # each set of lock addresses seen held
+    _held: set = field(default_factory=set)         # the lock addresses the running program holds
+    _held_by: int = -1                              # which program that is
 
     @classmethod
     def for_buffers(cls, buffers: dict, outputs: set, **kwargs) -> Sanitizer:
@@ -148,7 +155,7 @@ class Sanitizer:
         line = None
         if self._loads_outputs(ptrs, mask):
             line = _kernel_line()
-            self._loads.append((ptrs[mask].astype(np.int64), _program(), line))
+            self._loads.append((ptrs[mask].astype(np.int64), _program(), line, self._locks_held()))
         if has_other or mask.all():
             return False
         line = line or _kernel_line()
@@ -157,7 +164,41 @@ class Sanitizer:
 
     def on_store(self, ptrs: np.ndarray, mask: np.ndarray, atomic: bool = False) -> None:
         if not atomic and mask.any():
-            self._stores.append((ptrs[mask].astype(np.int64), _program(), _kernel_line()))
+            stored = ptrs[mask].astype(np.int64)
+            self._stores.append((stored, _program(), _kernel_line(), self._locks_held()))
+            held = self._holding()
+            if held and stored.size == 1:
+                held.discard(int(stored[0]))        # a plain store of the lock's free value releases it
+
+    def on_atomic(self, ptrs: np.ndarray, mask: np.ndarray, old: np.ndarray, taken_when) -> None:
+        """Follow locks: an atomic on one address either takes a free lock (`taken_when(old)`: a compare-and-swap
+        that found the value it compares with, an exchange that found 0) or, by the program holding it, gives it back.
+        An atomic over many addresses is no lock."""
+        addresses = np.unique(np.broadcast_to(ptrs, np.shape(old) or ptrs.shape)[np.broadcast_to(mask, ptrs.shape)])
+        if addresses.size != 1:
+            return
+        address, held = int(addresses[0]), self._holding()
+        if address in held:
+            held.discard(address)
+        elif taken_when(np.asarray(old)):
+            held.add(address)
+
+    def _holding(self) -> set:
+        """The running program's locks: a program starts holding none."""
+        program = _program()
+        if program != self._held_by:
+            self._held, self._held_by = set(), program
+        return self._held
+
+    def _locks_held(self) -> int:
+        held = frozenset(self._holding())
+        if held not in self._lock_sets:
+            self._lock_sets.append(held)
+        return self._lock_sets.index(held)
+
+    def _ordered(self, a: int, b: int) -> bool:
+        """Whether accesses made under lock sets a and b are ordered: both hold one same lock."""
+        return bool(self._lock_sets[a] & self._lock_sets[b])
 
     # --- findings -------------------------------------------------------------------------------------
     def _out_of_bounds(self, kind: str, addresses: np.ndarray, bad: np.ndarray) -> None:
@@ -196,39 +237,30 @@ class Sanitizer:
     def _races(self) -> list[Finding]:
         if not self._stores:
             return []
-        addresses = np.concatenate([a for a, _, _ in self._stores])
-        programs = np.concatenate([np.full(a.size, p, np.int64) for a, p, _ in self._stores])
-        lines = np.concatenate([np.full(a.size, i, np.int64) for i, (a, _, _) in enumerate(self._stores)])
-        order = np.argsort(addresses, kind="stable")
-        addresses, programs, lines = addresses[order], programs[order], lines[order]
+        stores = _Stores(self._stores)
+        sets = range(len(self._lock_sets))
         found = []
-        clash = (addresses[1:] == addresses[:-1]) & (programs[1:] != programs[:-1])
-        if clash.any():
-            i = int(np.argmax(clash))
-            count = int(np.unique(addresses[1:][clash]).size)
-            first, second = self._stores[lines[i]], self._stores[lines[i + 1]]
+        clashes = [stores.clash(i, j) for i in sets for j in sets if i <= j and not self._ordered(i, j)]
+        clashes = [c for c in clashes if c is not None]
+        if clashes:
+            count = int(np.unique(np.concatenate([addresses for addresses, _ in clashes])).size)
+            first, second = (self._stores[r] for r in clashes[0][1])
             found.append(Finding("racecheck", second[2],
                                  f"programs {_unlinear(first[1])} and {_unlinear(second[1])} both store "
-                                 f"{self._element(int(addresses[i]))} with tl.store ({count} element(s) "
+                                 f"{self._element(int(clashes[0][0][0]))} with tl.store ({count} element(s) "
                                  f"stored by more than one program; "
                                  f"the other store is at {first[2]}); use an atomic, or one owner per element"))
-        if self._loads:
-            unique, start = np.unique(addresses, return_index=True)
-            end = np.append(start[1:], addresses.size)
-            lowest = np.minimum.reduceat(programs, start)
-            highest = np.maximum.reduceat(programs, start)
-            for loaded, program, line in self._loads:
-                pos = np.clip(np.searchsorted(unique, loaded), 0, unique.size - 1)
-                hit = (unique[pos] == loaded) & ((lowest[pos] != program) | (highest[pos] != program))
-                if hit.any():
-                    j = int(pos[np.argmax(hit)])
-                    writer = int(programs[start[j]]) if programs[start[j]] != program else int(programs[end[j] - 1])
-                    store_line = self._stores[lines[start[j]]][2]
-                    found.append(Finding("racecheck", line,
-                                         f"program {_unlinear(program)} loads {self._element(int(unique[j]))}, "
-                                         f"which program {_unlinear(writer)} stores at {store_line} "
-                                         f"with no atomic between them"))
-                    break
+        for loaded, program, line, held in self._loads:
+            hit = next((h for m in sets if not self._ordered(held, m)
+                        for h in [stores.stored_by_another(m, loaded, program)] if h is not None), None)
+            if hit is not None:
+                address, record = hit
+                writer, store_line = self._stores[record][1], self._stores[record][2]
+                found.append(Finding("racecheck", line,
+                                     f"program {_unlinear(program)} loads {self._element(address)}, "
+                                     f"which program {_unlinear(writer)} stores at {store_line} "
+                                     f"with no atomic between them"))
+                break
         return found
 
     def _element(self, address: int) -> str:
@@ -249,6 +281,60 @@ class Sanitizer:
                        f"hold NaN or +-the largest value instead of the interpreter's zeros; on a GPU "
                        f"they hold whatever was in the registers. Give the load an `other=` the "
                        f"computation tolerates")
+
+
+class _Stores:
+    """Every stored element, grouped by (address, locks held): which programs stored it, and in which records."""
+
+    def __init__(self, stores: list):
+        addresses = np.concatenate([a for a, *_ in stores])
+        programs = np.concatenate([np.full(a.size, p, np.int64) for a, p, *_ in stores])
+        records = np.concatenate([np.full(a.size, i, np.int64) for i, (a, *_) in enumerate(stores)])
+        locks = np.concatenate([np.full(a.size, held, np.int64) for a, _, _, held in stores])
+        order = np.lexsort((locks, addresses))                  # stable: a group keeps the stores' own order
+        self.programs, self.records = programs[order], records[order]
+        addresses, locks = addresses[order], locks[order]
+        self.start = np.flatnonzero(np.r_[True, (addresses[1:] != addresses[:-1]) | (locks[1:] != locks[:-1])])
+        self.end = np.r_[self.start[1:], addresses.size]
+        self.address, self.locks = addresses[self.start], locks[self.start]
+        self.lowest = np.minimum.reduceat(self.programs, self.start)
+        self.highest = np.maximum.reduceat(self.programs, self.start)
+
+    def clash(self, i: int, j: int):
+        """Elements stored by two programs, one under lock set i and the other under j: (their addresses, the
+        records of a first such pair), or None."""
+        gi, gj = np.flatnonzero(self.locks == i), np.flatnonzero(self.locks == j)
+        if i == j:
+            hit = gi[self.lowest[gi] != self.highest[gi]]
+            pairs = [(g, g) for g in hit[:1]]
+        else:
+            _, at_i, at_j = np.intersect1d(self.address[gi], self.address[gj], assume_unique=True,
+                                           return_indices=True)
+            gi, gj = gi[at_i], gj[at_j]
+            one = (self.lowest[gi] == self.highest[gi]) & (self.lowest[gj] == self.highest[gj]) & \
+                  (self.lowest[gi] == self.lowest[gj])
+            hit, pairs = gi[~one], list(zip(gi[~one][:1], gj[~one][:1]))
+        if not hit.size:
+            return None
+        a, b = pairs[0]
+        first, second = next((x, y) for x in range(self.start[a], self.end[a]) for y in range(self.start[b], self.end[b])
+                             if self.programs[x] != self.programs[y])
+        first, second = sorted((first, second), key=lambda k: self.records[k])
+        return self.address[hit], (int(self.records[first]), int(self.records[second]))
+
+    def stored_by_another(self, locks: int, loaded: np.ndarray, program: int):
+        """A loaded element that a program other than `program` stored under lock set `locks`: (its address, the
+        record of that store), or None."""
+        g = np.flatnonzero(self.locks == locks)
+        if not g.size:
+            return None
+        pos = np.clip(np.searchsorted(self.address[g], loaded), 0, g.size - 1)
+        hit = (self.address[g][pos] == loaded) & ((self.lowest[g][pos] != program) | (self.highest[g][pos] != program))
+        if not hit.any():
+            return None
+        group = g[pos[np.argmax(hit)]]
+        store = next(k for k in range(self.start[group], self.end[group]) if self.programs[k] != program)
+        return int(self.address[group]), int(self.records[store])
 
 
 # --- the interpreter's side ---------------------------------------------------------------------------
@@ -356,17 +442,27 @@ def install() -> None:
 
     def atomic_rmw(self, op, ptr, val, mask, *rest, **named):
         s = _ACTIVE
-        if s is not None:
-            element = ptr.get_element_ty()
-            allowed = s.on_access("atomic", ptr.data, mask.data, element.primitive_bitwidth // 8)
-            mask = TensorHandle(np.ascontiguousarray(allowed), mask.dtype)
-        return rmw(self, op, ptr, val, mask, *rest, **named)
+        if s is None:
+            return rmw(self, op, ptr, val, mask, *rest, **named)
+        element = ptr.get_element_ty()
+        allowed = s.on_access("atomic", ptr.data, mask.data, element.primitive_bitwidth // 8)
+        old = rmw(self, op, ptr, val, TensorHandle(np.ascontiguousarray(allowed), mask.dtype), *rest, **named)
+        exchange = getattr(op, "name", "") == "XCHG"
+        s.on_atomic(ptr.data, allowed, old.data,
+                    lambda found: exchange and bool(np.all(found == 0)) and bool(np.all(np.asarray(val.data) != 0)))
+        return old
 
     def atomic_cas(self, ptr, cmp, val, *rest, **named):
         s = _ACTIVE
-        if s is not None:
-            s.on_access("atomic", ptr.data, np.ones(ptr.data.shape, bool), ptr.get_element_ty().primitive_bitwidth // 8)
-        return cas(self, ptr, cmp, val, *rest, **named)
+        if s is None:
+            return cas(self, ptr, cmp, val, *rest, **named)
+        everywhere = np.ones(ptr.data.shape, bool)
+        s.on_access("atomic", ptr.data, everywhere, ptr.get_element_ty().primitive_bitwidth // 8)
+        old = cas(self, ptr, cmp, val, *rest, **named)
+        compared, swapped = np.asarray(cmp.data), np.asarray(val.data)
+        s.on_atomic(ptr.data, everywhere, old.data,
+                    lambda found: bool(np.all(found == compared)) and bool(np.any(swapped != compared)))
+        return old
 
     InterpreterBuilder.create_masked_load = masked_load
     InterpreterBuilder.create_masked_store = masked_store
