@@ -504,3 +504,15 @@ def test_racecheck_takes_a_spin_lock_for_what_it_is(capfd):
                         r"total_ptr\[0\] with tl\.store \(1 element\(s\) stored by more than one program", stores)
         assert re.match(rf"racecheck: (\S*/)?locked_merge\.py:19: program \(0, 0, 0\) loads total_ptr\[0\], which "
                         rf"program {other} stores at", loads)
+
+
+def test_a_float_argument_and_libdevice_imported_by_name_run_as_compiled(capfd):
+    """`eps.to(tl.float32)` on a float argument, `rsqrt` imported from libdevice by name, its scalar result stored
+    through a scalar pointer (Liger-Kernel's RMSNorm): the interpreter runs them as the compiled kernel would."""
+    run = captured("scalar_libdevice.py")
+    out = capfd.readouterr()
+    assert run.exit_code == 0, out.err
+    (launch,) = run.trace["launches"]
+    assert launch["executed"] and "error" not in launch
+    difference = float(re.search(r"max difference (\S+)", out.out).group(1))
+    assert difference < 1e-6, out.out

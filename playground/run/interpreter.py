@@ -7,6 +7,9 @@
   PTX ISA "griddepcontrol"): they only say when the next launch may start, or wait for the one before to
   finish. The interpreter has no builder operation for them (its kernels fail with an AttributeError), yet
   it runs launches one after another, each to its end, so both are already true: they run as nothing.
+- a float argument reaches the kernel as the fp32 scalar the compiled kernel receives (Triton's JIT types a
+  Python float "fp32"), so `eps.to(tl.float32)` works as on a GPU; the interpreter passed the bare Python
+  float, which has no `.to` (Liger-Kernel's RMSNorm fails on it).
 Any other operation it lacks still fails, and `run` names it in one line.
 """
 from __future__ import annotations
@@ -25,6 +28,22 @@ def install() -> None:
             setattr(interpreter.InterpreterBuilder, name, lambda self, *args, **kwargs: None)
     if not getattr(interpreter._patch_lang, "with_cuda_extras", False):
         interpreter._patch_lang = _with_cuda_extras(interpreter._patch_lang)
+    if not getattr(interpreter._implicit_cvt, "floats_as_fp32", False):
+        interpreter._implicit_cvt = _floats_as_fp32(interpreter._implicit_cvt)
+
+
+def _floats_as_fp32(original):
+    import numpy as np
+    import triton.language as tl
+    from triton.runtime.interpreter import TensorHandle
+
+    def implicit_cvt(arg):
+        if isinstance(arg, float):
+            return tl.tensor(TensorHandle(np.array([arg], dtype=np.float32), tl.float32), tl.float32)
+        return original(arg)
+
+    implicit_cvt.floats_as_fp32 = True
+    return implicit_cvt
 
 
 def _with_cuda_extras(original):
@@ -42,11 +61,37 @@ def _with_cuda_extras(original):
         for module in (cuda, getattr(cuda, "gdc", None)):
             if module is not None:
                 interpreter._patch_builtin(module, interpreter.interpreter_builder, scope)
+        imported = _imported_by_name(fn, stand_ins)       # while libdevice's own names still hold its stubs
         for module in {libdevice, getattr(cuda, "libdevice", libdevice)}:
             for name in dir(module):
                 if not name.startswith("_") and name in vars(type(stand_ins)) | vars(stand_ins):
                     scope.set_attr(module, name, getattr(stand_ins, name))
+        for module, name, stand_in in imported:
+            scope.set_attr(module, name, stand_in)
         return scope
 
     patch_lang.with_cuda_extras = True
     return patch_lang
+
+
+def _imported_by_name(fn, stand_ins) -> list:
+    """libdevice functions a kernel's package imported by name (`from triton.language.extra.libdevice import
+    rsqrt`, as Liger-Kernel does): the module attribute patched above is not what those names hold, so each
+    such name in a module of the kernel's own package gets its stand-in too, for the launch's time."""
+    import sys
+
+    from triton.language.extra import cuda, libdevice
+    stubs, shimmed = {}, vars(type(stand_ins)) | vars(stand_ins)
+    for module in {libdevice, getattr(cuda, "libdevice", libdevice)}:
+        for name in dir(module):
+            if not name.startswith("_") and name in shimmed:
+                stubs[id(getattr(module, name))] = getattr(stand_ins, name)
+    package = (getattr(fn, "__module__", None) or "").split(".")[0]
+    found = []
+    for module_name, module in list(sys.modules.items()):
+        if module is None or not (module_name == package or module_name.startswith(package + ".")):
+            continue
+        for name, value in list(vars(module).items()):
+            if id(value) in stubs and not name.startswith("__"):
+                found.append((module, name, stubs[id(value)]))
+    return found

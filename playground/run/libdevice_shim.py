@@ -22,9 +22,11 @@ def _array(x):
     return np.asarray(x), None
 
 
-def _wrap(data: np.ndarray, dtype):
+def _wrap(data: np.ndarray, dtype, block: bool = True):
+    """A result as the interpreter holds one: a scalar's data may have shape (1,) (its arguments do), yet its
+    type stays a scalar's, or `tl.store` to a scalar pointer refuses it."""
     shape = list(data.shape)
-    ty = tl.block_type(dtype, shape) if shape else dtype
+    ty = tl.block_type(dtype, shape) if shape and block else dtype
     return tl.tensor(TensorHandle(data, dtype), ty)
 
 
@@ -37,9 +39,12 @@ def _elementwise(compute, boolean: bool = False):
             dtype = dtype or kind
         dtype = dtype or tl.float32
         result = compute(*(torch.from_numpy(np.ascontiguousarray(a)) for a in arrays)).numpy()
+        block = any(isinstance(a, tl.tensor) and a.type.is_block() for a in args) or \
+            not any(isinstance(a, tl.tensor) for a in args)
         if boolean:
-            return _wrap(result.astype(np.bool_), tl.int1)
-        return _wrap(result.astype(arrays[0].dtype, copy=False) if arrays[0].dtype.kind == "f" else result, dtype)
+            return _wrap(result.astype(np.bool_), tl.int1, block)
+        return _wrap(result.astype(arrays[0].dtype, copy=False) if arrays[0].dtype.kind == "f" else result, dtype,
+                     block)
     return fn
 
 
