@@ -44,6 +44,16 @@ install_chromium() {
 # pull a multi-GB CUDA build). Triton is pinned to the versions the suite covers.
 stage "install chromium and chromium-driver (the browser tests)" install_chromium
 stage "install .venv (triton 3.9, torch 2.13 CPU)" make_venv .venv torch==2.13.0 triton==3.9.0 -e ".[test]"
+# Real projects' own test suites, as their source distributions ship them (tests/third_party/suites.txt pins each
+# by version and sha256); tests/test_third_party_suites.py runs them under `playground run -m pytest`.
+unpack_suites() {
+  local dir=tests/third_party/suites
+  mkdir -p "$dir/sdists" && .venv/bin/python -m pip download -q --no-deps --no-binary :all: --require-hashes \
+    -r tests/third_party/suites.txt -d "$dir/sdists" || return 1
+  local sdist
+  for sdist in "$dir"/sdists/*.tar.gz; do tar -xzf "$sdist" -C "$dir" || return 1; done
+}
+stage "download two real projects' test suites (tests/third_party/suites.txt)" unpack_suites
 # pytest-xdist runs the tests on every core (tests/conftest.py's scheduler keeps each file, and each lesson,
 # on one worker): the suite spends most of its time in compilers and child processes, and halves on two cores.
 PARALLEL=(-n auto --dist loadgroup)
