@@ -54,6 +54,10 @@ unpack_suites() {
   for sdist in "$dir"/sdists/*.tar.gz; do tar -xzf "$sdist" -C "$dir" || return 1; done
 }
 stage "download two real projects' test suites (tests/third_party/suites.txt)" unpack_suites
+# Real projects' kernel packages, opened where pip puts them (tests/test_installed_kernels.py). --no-deps: FlagGems
+# pins numpy and friends to versions that would move the suite's; their runtime needs are in the `test` extra.
+stage "install real projects' kernel packages (tests/third_party/packages.txt)" \
+  .venv/bin/python -m pip install -q --no-deps --require-hashes -r tests/third_party/packages.txt
 # pytest-xdist runs the tests on every core (tests/conftest.py's scheduler keeps each file, and each lesson,
 # on one worker): the suite spends most of its time in compilers and child processes, and halves on two cores.
 PARALLEL=(-n auto --dist loadgroup)

@@ -516,3 +516,17 @@ def test_a_float_argument_and_libdevice_imported_by_name_run_as_compiled(capfd):
     assert launch["executed"] and "error" not in launch
     difference = float(re.search(r"max difference (\S+)", out.out).group(1))
     assert difference < 1e-6, out.out
+
+
+def test_a_library_that_registers_cuda_kernels_for_torchs_ops_has_them_run(capfd):
+    """torch.library's CUDA kernels (FlagGems' enable()) run for the script's GPU tensors: the CPU build takes the
+    registration but would never dispatch to it. A loop index turned to int32 runs as compiled; nvidia-smi answers
+    for the virtual GPU, saying so."""
+    run = captured("torch_library_kernels.py")
+    out = capfd.readouterr().out
+    assert run.exit_code == 0, out
+    (launch,) = run.trace["launches"]
+    assert launch["kernel"] == "relu_kernel" and launch["executed"] and "error" not in launch
+    assert "gpu tensor: cuda:0 max difference 0.0" in out and "cpu tensor: cpu" in out
+    assert "GPU 0: H100 SXM5 80GB (virtual: playground's stand-in nvidia-smi for the sm_90 target; there is no GPU " \
+           "here)" in out

@@ -10,6 +10,10 @@
 - a float argument reaches the kernel as the fp32 scalar the compiled kernel receives (Triton's JIT types a
   Python float "fp32"), so `eps.to(tl.float32)` works as on a GPU; the interpreter passed the bare Python
   float, which has no `.to` (Liger-Kernel's RMSNorm fails on it).
+- a loop's induction variable (`for k in range(n)`, `tl.range`) answers `.to(dtype)` and `.dtype` as the
+  compiled kernel's int32 scalar does: the interpreter counts with Python ints, which have neither, so
+  `(k * BLOCK_K).to(tl.int32)` failed (FlagGems' Hopper GEMM). It stays an int (LoopIndex), so everything an
+  int did still works; `tl.static_range` keeps plain ints, as its values are constants in the compiled kernel.
 Any other operation it lacks still fails, and `run` names it in one line.
 """
 from __future__ import annotations
@@ -68,6 +72,10 @@ def _with_cuda_extras(original):
                     scope.set_attr(module, name, getattr(stand_ins, name))
         for module, name, stand_in in imported:
             scope.set_attr(module, name, stand_in)
+        import triton.language as tl
+        scope.set_attr(tl, "range", _counting(tl.range))
+        for module in _package_modules(fn):
+            scope.set_attr(module, "range", _counting(range))
         return scope
 
     patch_lang.with_cuda_extras = True
@@ -86,12 +94,72 @@ def _imported_by_name(fn, stand_ins) -> list:
         for name in dir(module):
             if not name.startswith("_") and name in shimmed:
                 stubs[id(getattr(module, name))] = getattr(stand_ins, name)
-    package = (getattr(fn, "__module__", None) or "").split(".")[0]
     found = []
-    for module_name, module in list(sys.modules.items()):
-        if module is None or not (module_name == package or module_name.startswith(package + ".")):
-            continue
+    for module in _package_modules(fn):
         for name, value in list(vars(module).items()):
             if id(value) in stubs and not name.startswith("__"):
                 found.append((module, name, stubs[id(value)]))
     return found
+
+
+def _package_modules(fn) -> list:
+    """The loaded modules of the kernel's own package (its helper @triton.jit functions live there); none for
+    Triton's own functions (tl.cdiv and the like are interpreted too), whose package holds triton.language, nor
+    torch's (Inductor's kernels), whose modules do not all take attributes."""
+    import sys
+    import types
+    package = (getattr(fn, "__module__", None) or "").split(".")[0]
+    if package in ("", "triton", "torch"):
+        return []
+    return [module for name, module in list(sys.modules.items())
+            if type(module) is types.ModuleType and (name == package or name.startswith(package + "."))]
+
+
+def _counting(make_range):
+    """`range` (Python's, or the interpreter's tl.range) whose values are LoopIndex."""
+    if getattr(make_range, "counts_loop_indices", False):
+        return make_range
+
+    def counting(*args, **kwargs):
+        return map(LoopIndex, make_range(*args, **kwargs))
+
+    counting.counts_loop_indices = True
+    return counting
+
+
+def _plain(value):
+    import triton.language as tl
+    return value.value if isinstance(value, tl.constexpr) else value
+
+
+class LoopIndex(int):
+    """A loop's induction variable in the interpreter: an int (it indexes, counts and compares as Python's ints do)
+    that also answers `.to(dtype)` and `.dtype` as the compiled kernel's int32 scalar, and stays one through integer
+    arithmetic with ints and constexprs."""
+
+    @property
+    def dtype(self):
+        import triton.language as tl
+        return tl.int32
+
+    def to(self, dtype, *args, **kwargs):
+        import numpy as np
+        import triton.language as tl
+        from triton.runtime.interpreter import TensorHandle
+        scalar = tl.tensor(TensorHandle(np.array([int(self)], dtype=np.int32), tl.int32), tl.int32)
+        return scalar.to(dtype, *args, **kwargs)
+
+
+def _arithmetic(name):
+    method = getattr(int, name)
+
+    def op(self, other=None, *rest):
+        other = _plain(other)
+        result = method(self) if name == "__neg__" else method(self, other, *rest)
+        return LoopIndex(result) if type(result) is int else result
+    return op
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__floordiv__",
+              "__rfloordiv__", "__mod__", "__rmod__", "__neg__", "__lshift__", "__rshift__", "__and__", "__or__"):
+    setattr(LoopIndex, _name, _arithmetic(_name))

@@ -77,10 +77,11 @@ def install_for_running(target: str, execute: bool = True):
     """The whole virtual GPU, for script_child.py: torch's side, Triton's driver, the capture."""
     from triton.runtime import driver
 
-    from . import capture, torch_device
+    from . import capture, smi, torch_device
     from .driver import VirtualDriver
     from .gpu import VirtualGPU
     gpu = VirtualGPU(target)
+    smi.install(gpu)                # a library that asks nvidia-smi which GPU it is on (FlagGems) gets an answer
     recorder = capture.Recorder(gpu, execute=execute)
     torch_device.install(gpu, skip_expensive=lambda: recorder.timing_depth > 0)
     import torch
@@ -122,10 +123,11 @@ def install_for_reading(target: str) -> None:
         raise UserError(f"kernels for {_INSTALLED['target']} are loaded already; open one target per command")
     from triton.runtime import driver
 
-    from . import capture, torch_device
+    from . import capture, smi, torch_device
     from .driver import VirtualDriver
     from .gpu import VirtualGPU
     gpu = VirtualGPU(target)
+    smi.install(gpu)                # a library that asks nvidia-smi which GPU it is on (FlagGems) gets an answer
     torch_device.install(gpu)
     driver.set_active(VirtualDriver(gpu, capture.Recorder(gpu, execute=False)))
     _INSTALLED.update(target=target)

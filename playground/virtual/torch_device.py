@@ -10,6 +10,11 @@
 - torch.cuda's queries answer with the target's properties (gpu.py); streams and events are the virtual
   GPU's (each stream its own queue, gpu.py's rules), and an event's elapsed_time is modelled time.
 - Any other public torch.cuda function fails with one line naming it (VirtualDeviceError).
+- A library that gives torch's ops CUDA kernels of its own through torch.library (FlagGems' `enable()`:
+  `Library("aten", "IMPL").impl("add.Tensor", fn, "CUDA")`) has them run for the script's GPU tensors, as
+  on a CUDA machine: the CPU build takes the registration but never dispatches to it (the tensors are CPU
+  tensors), so a TorchDispatchMode, pushed at the first such registration, sends each of those ops on a GPU
+  tensor to the kernel registered for CUDA (CudaKernels).
 - Inside a timing loop (capture.timing), the most expensive of torch's own ops (matmul and friends)
   return uninitialised tensors of the right shape: their results are discarded, and on the CPU they would
   cost minutes at the sizes a GPU benchmark sweeps. They are not modelled (capture.py says so).
@@ -21,6 +26,7 @@ import inspect
 
 import torch
 from torch.overrides import TorchFunctionMode
+from torch.utils._python_dispatch import TorchDispatchMode
 
 from .gpu import VirtualGPU
 
@@ -279,7 +285,48 @@ def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
         setattr(torch.cuda, name, value)
     mode = DeviceMode(skip_expensive)
     mode.__enter__()
+    _route_registered_cuda_kernels(mode)
     return mode
+
+
+class CudaKernels(TorchDispatchMode):
+    """The ops a library registered CUDA kernels for, on a GPU tensor, run those kernels (redispatched to the CUDA
+    key), with the device mode back on inside them, so that the kernel sees its tensors on cuda:0 as on a GPU and
+    the ops it calls route the same way."""
+
+    supports_higher_order_operators = True       # wrap_triton's launches pass through as they are
+
+    def __init__(self, device_mode: DeviceMode):
+        super().__init__()
+        self.device_mode, self.ops = device_mode, set()      # "aten::add.Tensor", ...
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if not isinstance(func, torch._ops.OpOverload) or func.name() not in self.ops or not _any_on_gpu(args, kwargs):
+            return func(*args, **kwargs)
+        with self.device_mode, self:
+            result = func.redispatch(torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA), *args, **kwargs)
+        _mark(result)
+        return result
+
+
+def _route_registered_cuda_kernels(device_mode: DeviceMode) -> None:
+    """Watch torch.library for CUDA kernels; at the first, push CudaKernels (it costs every op a Python call, so
+    scripts that register none never pay it)."""
+    routes = CudaKernels(device_mode)
+    register = torch.library.Library.impl
+
+    def impl(self, op_name, fn=None, dispatch_key="", *args, **kwargs):
+        done = register(self, op_name, fn, dispatch_key, *args, **kwargs)
+        if dispatch_key == "CUDA":
+            name = op_name if isinstance(op_name, str) else op_name.name()
+            qualified = name if "::" in name else f"{self.ns}::{name}"
+            routes.ops.add(qualified.removesuffix(".default"))       # as OpOverload.name() spells it
+            if len(routes.ops) == 1:
+                routes.__enter__()
+        return done
+
+    torch.library.Library.impl = impl
 
 
 class _DeviceContext:

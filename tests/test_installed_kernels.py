@@ -1,0 +1,102 @@
+"""Real projects' kernels where pip puts them, named by module (issue 40, items 2 and 11): 28 kernels of 8 projects
+installed from the package index (tests/third_party/packages.txt pins each file by sha256; INSTALLED.json beside it
+lists the kernels, each with the launch its project's own wrapper makes, and where that wrapper is).
+
+For each kernel, `compile --show sass`, `grid`, `occupancy` and `inspect` run as a user types them, in one process
+of their own (a package that asks the GPU as it loads opens on the virtual GPU, which patches torch in that
+process). The figures must agree across the commands: `grid`'s CTAs are the launch's, `occupancy` reads the
+registers `compile` shows.
+"""
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+THIRD_PARTY = ROOT / "tests" / "third_party"
+KERNELS = json.loads((THIRD_PARTY / "INSTALLED.json").read_text())
+PINNED = {line.split("==")[0]: line.split("==")[1].split()[0]
+          for line in (THIRD_PARTY / "packages.txt").read_text().splitlines() if "==" in line and line[0] != "#"}
+PERMISSIVE = {"MIT", "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0", "AML"}   # AML: Apple's sample-code licence
+
+# the four commands in one process: each through click as the console script runs it
+FOUR_COMMANDS = """
+import json, sys
+from click.testing import CliRunner
+from cli import main
+ref, options = sys.argv[1], json.loads(sys.argv[2])
+out = {}
+for command, extra in (("compile", ["--show", "sass"]), ("grid", ["--json"]), ("occupancy", ["--json"]),
+                       ("inspect", ["--json"])):
+    done = CliRunner().invoke(main, [command, ref, *options, *extra])
+    out[command] = {"exit": done.exit_code, "stdout": done.stdout, "stderr": done.stderr}
+print("FOUR" + json.dumps(out))
+"""
+
+
+def test_the_list_names_at_least_20_kernels_of_8_projects_each_pinned_and_permissive():
+    assert len(KERNELS) >= 20 and len({k["package"] for k in KERNELS}) >= 8
+    for kernel in KERNELS:
+        assert kernel["licence"] in PERMISSIVE, kernel
+        assert PINNED.get(kernel["package"], "0.8.5" if kernel["package"] == "liger-kernel" else None) \
+            == kernel["version"], kernel
+        assert re.fullmatch(r"[\w/.]+\.py:\w+ line \d+", kernel["launched_by"]), kernel["launched_by"]
+
+
+def installed_or_skip(module: str):
+    if importlib.util.find_spec(module.split(".")[0]) is None:
+        pytest.skip(f"{module.split('.')[0]} is not installed (scripts/test.sh installs tests/third_party/packages.txt)")
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=[f"{k['package']}:{k['kernel']}" for k in KERNELS])
+def test_an_installed_kernel_opens_by_module_name_in_compile_grid_occupancy_and_inspect(kernel):
+    installed_or_skip(kernel["module"])
+    ref = f"{kernel['module']}:{kernel['kernel']}"
+    options = ["--args", kernel["args"], "-t", "sm_90", *kernel["options"]]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), **kernel["env"]}
+    done = subprocess.run([sys.executable, "-c", FOUR_COMMANDS, ref, json.dumps(options)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and "FOUR" in done.stdout, done.stderr[-3000:]
+    out = json.loads(done.stdout.split("FOUR", 1)[1])
+    for command, result in out.items():
+        assert result["exit"] == 0, (command, result["stderr"][-2000:])
+
+    shown = out["compile"]["stdout"]
+    assert shown.startswith(f"// kernel      {kernel['kernel']} (")
+    assert f", imported as {kernel['module']} (installed module, root " in shown.splitlines()[0]
+    registers = int(re.search(r"// registers   (\d+) per thread", shown).group(1))
+    assert registers == kernel["registers"]            # as recorded when the list was made: the same binary
+    assert re.search(r"^\s+/\*[0-9a-f]{4}\*/\s+\S+", shown, re.M), "no SASS instruction shown"
+
+    ctas = 1
+    for n in re.search(r"grid=\(?([\d, ]+)\)?", kernel["args"]).group(1).split(","):
+        ctas *= int(n)
+    assert json.loads(out["grid"]["stdout"])["ctas"] == ctas
+    figures = json.loads(out["occupancy"]["stdout"])
+    assert figures["registers"] == registers and 0 < figures["occupancy"] <= 1
+    assert json.loads(out["inspect"]["stdout"])["mix"]["instructions"] > 0
+
+
+def test_flag_gems_enable_sends_plain_pytorch_through_its_triton_kernels_on_the_virtual_gpu():
+    """`import flag_gems` asks nvidia-smi which GPU it is on (the virtual GPU's stand-in answers); `enable()`
+    registers its kernels for torch's CUDA key, and the virtual GPU's tensors dispatch to them."""
+    installed_or_skip("flag_gems")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("GEMS_VENDOR", None)
+    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "run", "-t", "sm_90", "--json",
+                           str(ROOT / "tests" / "data" / "scripts" / "flag_gems_ops.py")],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for name in ("softmax", "sum", "layer_norm"):
+        difference = float(re.search(rf"^{name} cuda:0 max difference (\S+)$", done.stderr, re.M).group(1))
+        assert difference < 1e-5, (name, difference)
+    launches = json.loads(done.stdout)["launches"]
+    ran = [launch["kernel"] for launch in launches if launch["executed"]]
+    assert ran == ["softmax_kernel_inner", "sum_dim_kernel_inner", "layer_norm_persistent_kernel"]
+    assert all("error" not in launch and launch["file"].endswith(".py") and "/flag_gems/" in launch["file"]
+               for launch in launches)
