@@ -43,6 +43,15 @@ def test_bfe_s32_sign_extends_its_field():
     assert values.tolist() == [0, 0xFFFFFFFF, 0xFFFFFFFF]
 
 
+def test_a_64_bit_immediate_is_its_bit_pattern():
+    """fla's Gluon cross-entropy reduction masks with 0xFFFFFFFFFFFFFFFF: -1 as an int64, not an overflow."""
+    values = bank_conflicts._evaluate("and.b64", ["%rd1", "0xFFFFFFFFFFFFFFFF"], {"%rd1": np.array([5, -7])},
+                                      np.arange(2))
+    assert values.tolist() == [5, -7]
+    assert bank_conflicts._evaluate("add.s64", ["%rd1", "0x8000000000000000"], {"%rd1": np.array([0])},
+                                    np.arange(1)).tolist() == [-2**63]
+
+
 def test_triton_swizzles_the_transpose_and_without_its_xors_the_stores_conflict():
     from playground.artefact.request import Request
     compiled = Request.of("transpose", "sm_90").compile()

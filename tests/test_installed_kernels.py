@@ -100,3 +100,39 @@ def test_flag_gems_enable_sends_plain_pytorch_through_its_triton_kernels_on_the_
     assert ran == ["softmax_kernel_inner", "sum_dim_kernel_inner", "layer_norm_persistent_kernel"]
     assert all("error" not in launch and launch["file"].endswith(".py") and "/flag_gems/" in launch["file"]
                for launch in launches)
+
+
+GLUON = next(k for k in KERNELS if k["kernel"] == "cross_entropy_fwd_kernel_gluon")   # fla's, written in Gluon
+
+GLUON_VIEWS = """
+import json, sys
+from click.testing import CliRunner
+from cli import main
+from playground.web.workspace import Workspace
+ref, args = sys.argv[1], sys.argv[2]
+ttir = CliRunner().invoke(main, ["compile", ref, "--args", args, "-t", "sm_90", "--show", "ttir"])
+ttgir = CliRunner().invoke(main, ["compile", ref, "--args", args, "-t", "sm_90", "--show", "ttgir"])
+diff = CliRunner().invoke(main, ["diff", ref, "--args", args, "--a", "target=sm_80", "--b", "target=sm_90", "--json"])
+page = Workspace(ref, "sm_90", args).compile({"stages": ["ttgir", "sass"]})
+print("VIEWS" + json.dumps({"ttir": [ttir.exit_code, ttir.stderr], "ttgir": [ttgir.exit_code, ttgir.stdout],
+                            "diff": [diff.exit_code, diff.stdout], "page": sorted(page["stages"])}))
+"""
+
+
+def test_a_real_gluon_kernel_has_every_stage_from_ttgir_in_compile_diff_and_the_page():
+    installed_or_skip(GLUON["module"])
+    ref = f"{GLUON['module']}:{GLUON['kernel']}"
+    done = subprocess.run([sys.executable, "-c", GLUON_VIEWS, ref, GLUON["args"]], cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0 and "VIEWS" in done.stdout, done.stderr[-3000:]
+    views = json.loads(done.stdout.split("VIEWS", 1)[1])
+    code, said = views["ttir"]
+    assert code == 2 and said.strip().endswith("is a Gluon kernel (@gluon.jit): Triton lowers it straight to TTGIR, "
+                                               "with the layouts its author wrote, so it has no TTIR; its stages "
+                                               "start at ttgir"), said
+    code, ttgir = views["ttgir"]
+    assert code == 0 and "#ttg.blocked<{sizePerThread = [8]" in ttgir      # the author's BlockedLayout([R], ...)
+    code, diff = views["diff"]
+    sides = json.loads(diff)
+    assert code == 0 and not sides["identical"] and (sides["a"]["target"], sides["b"]["target"]) == ("sm_80", "sm_90")
+    assert {"ttgir", "sass"} <= set(views["page"]) and "ttir" not in views["page"]

@@ -138,10 +138,15 @@ def _value(operand: str, values: dict, tid: np.ndarray):
     if operand == "global_smem":
         return np.zeros_like(tid)
     if re.fullmatch(r"-?\d+", operand):
-        return np.full_like(tid, int(operand))
+        return np.full_like(tid, _as_int64(int(operand)))
     if re.fullmatch(r"0[xX][0-9a-fA-F]+", operand):
-        return np.full_like(tid, int(operand, 16))
+        return np.full_like(tid, _as_int64(int(operand, 16)))
     return values.get(operand)
+
+
+def _as_int64(value: int) -> int:
+    """A PTX immediate as the 64-bit pattern it is (0xFFFFFFFFFFFFFFFF is -1): the values are int64 arrays."""
+    return (value + 2**63) % 2**64 - 2**63
 
 
 _BINARY = {"add": np.add, "sub": np.subtract, "and": np.bitwise_and, "or": np.bitwise_or, "xor": np.bitwise_xor,
