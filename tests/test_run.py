@@ -530,3 +530,14 @@ def test_a_library_that_registers_cuda_kernels_for_torchs_ops_has_them_run(capfd
     assert "gpu tensor: cuda:0 max difference 0.0" in out and "cpu tensor: cpu" in out
     assert "GPU 0: H100 SXM5 80GB (virtual: playground's stand-in nvidia-smi for the sm_90 target; there is no GPU " \
            "here)" in out
+
+
+def test_a_tuple_of_tensors_argument_is_captured_reopened_as_the_same_binary_and_modelled(capfd):
+    run = captured("tuple_argument.py")
+    out = capfd.readouterr().out
+    assert run.exit_code == 0 and "max difference 0.0" in out, out
+    (launch,) = run.trace["launches"]
+    assert [item["kind"] for item in launch["args"][0]["items"]] == ["tensor", "tensor"]
+    assert launch["modelled_seconds"] > 0 and "model_note" not in launch
+    (variant,) = run.trace["variants"]
+    assert variant["same_binary"] and "16-byte aligned: pair[0], pair[1], out_ptr" in " ".join(text.lines(run.trace))

@@ -74,6 +74,10 @@ def specialize(spec: KernelSpec, target: Target, config: Config):
 
 def _describe_arg(name: str, spec_entry: tuple, value) -> dict:
     kind, attr = spec_entry[0], spec_entry[1] if len(spec_entry) > 1 else None
+    if isinstance(kind, tuple):        # a tuple argument: its items' kinds and attributes, side by side
+        items = [_describe_arg(f"[{i}]", (k, a), None) for i, (k, a) in enumerate(zip(kind, attr))]
+        return {"name": name, "type": f"({', '.join(str(i['type']) for i in items)})",
+                "assumed": [f"{i['name']} {', '.join(i['assumed'])}" for i in items if i["assumed"]]}
     assumed = []
     if kind == "constexpr":
         assumed.append(f"= {value}")

@@ -26,18 +26,36 @@ class Work:
 def tensor_bytes(args: dict) -> int:
     """Bytes of every tensor among `args` (name -> value), once each: anything with a shape and an
     element size (torch tensors and the playground's stand-ins alike)."""
-    tensors = (getattr(value, "base", value) for value in args.values())   # a descriptor: its tensor
+    tensors = (getattr(value, "base", value) for value in _flat(args.values()))   # a descriptor: its tensor
     return _bytes_of((t.shape, t.element_size()) for t in tensors
                      if hasattr(t, "shape") and hasattr(t, "element_size"))
+
+
+def _flat(values):
+    """The values, with a tuple argument's items in its place (a kernel may take a tuple of tensors)."""
+    for value in values:
+        if isinstance(value, tuple):
+            yield from _flat(value)
+        else:
+            yield value
 
 
 def recorded_tensor_bytes(arg_records: list[dict]) -> int:
     """The same count over a `run` trace's argument records (virtual/launches.py), where a tensor is
     kept as its shape and torch's name for its dtype."""
     import torch  # a trace comes from a script that imports torch
-    tensors = (a if a["kind"] == "tensor" else a["base"] for a in arg_records
+    records = _flat_records(arg_records)
+    tensors = (a if a["kind"] == "tensor" else a["base"] for a in records
                if a["kind"] in ("tensor", "tensordesc"))            # a descriptor: the tensor it describes
     return _bytes_of((t["shape"], getattr(torch, t["dtype"]).itemsize) for t in tensors)
+
+
+def _flat_records(arg_records):
+    for a in arg_records:
+        if a["kind"] == "tuple":
+            yield from _flat_records(a["items"])
+        else:
+            yield a
 
 
 def _bytes_of(shapes_and_sizes) -> int:

@@ -31,12 +31,20 @@ def _describe(param, value) -> dict:
     entry = {"name": param.name}
     if param.is_constexpr:
         return entry | {"kind": "constexpr", "value": _plain(value)}
+    return entry | _runtime(value)
+
+
+def _runtime(value) -> dict:
+    """A runtime argument as the binder sees it; a tuple (of tensors, scalars, tuples) item by item."""
+    entry: dict = {}
+    if isinstance(value, tuple):
+        return {"kind": "tuple", "items": [_runtime(v) for v in value]}
     if hasattr(value, "data_ptr") and hasattr(value, "stride"):
         return entry | {"kind": "tensor", "shape": list(value.shape), "strides": list(value.stride()),
                         "dtype": str(value.dtype).removeprefix("torch."), "address_mod_16": value.data_ptr() % 16,
                         "span_bytes": _span_bytes(value)}
     if type(value).__name__ == "TensorDescriptor":
-        return entry | {"kind": "tensordesc", "base": _describe(param, value.base), "shape": list(value.shape),
+        return entry | {"kind": "tensordesc", "base": _runtime(value.base), "shape": list(value.shape),
                         "strides": list(value.strides), "block_shape": list(value.block_shape),
                         "padding": value.padding, "round_f32_to_tf32": bool(getattr(value, "round_f32_to_tf32", False))}
     if value is None or isinstance(value, (bool, int, float)):
@@ -91,9 +99,12 @@ def specialised(src) -> list[str]:
     words = []
     for path, attrs in sorted(src.attrs.items()):
         name = names[path[0]] if path and path[0] < len(names) else str(path)
+        kind = src.signature.get(name, "")
+        for index in path[1:]:          # an item of a tuple argument: pair[0]
+            name, kind = f"{name}[{index}]", kind[index] if isinstance(kind, tuple) else kind
         for attr in attrs:
             if attr and attr[0] == "tt.divisibility":
-                pointer = str(src.signature.get(name, "")).startswith("*")
+                pointer = str(kind).startswith("*")
                 words.append(f"{name}: {'16-byte aligned' if pointer else 'divisible by 16'}")
             elif attr:
                 words.append(f"{name}: {attr[0]}={attr[1]}")
@@ -114,11 +125,18 @@ def work_of(jit, kernel, record, values) -> tuple[int, int, str]:
     return 0, work.recorded_tensor_bytes(record.get("args", [])), work.TENSOR_BASIS
 
 
+def _not_data(arg: dict) -> bool:
+    """An argument recorded only as its repr: nothing to rebuild it from."""
+    if arg["kind"] == "tuple":
+        return any(_not_data(item) for item in arg["items"])
+    return arg["kind"] == "other" or (arg["kind"] == "constexpr" and isinstance(arg["value"], dict)
+                                      and "repr" in arg["value"])
+
+
 def source_of(record: dict, target: str) -> dict:
     """What another process needs to rebuild this launch (the `source` of a variant in a trace)."""
     for a in record["args"]:
-        if a["kind"] == "other" or (a["kind"] == "constexpr" and isinstance(a["value"], dict)
-                                    and "repr" in a["value"]):
+        if _not_data(a):
             raise UserError(f"argument {a['name']} ({a['kind']}) cannot be rebuilt from the trace yet")
     return {"kernel": record["kernel"], "file": record.get("file"), "target": target, "grid": record["grid"],
             "args": record["args"], "num_warps": record["num_warps"], "num_stages": record["num_stages"],
@@ -152,6 +170,8 @@ def _stand_in(arg: dict, jit):
     """A captured argument as the binder should see it again."""
     if arg["kind"] == "tensor":
         return CapturedTensor(arg)
+    if arg["kind"] == "tuple":
+        return tuple(_stand_in(item, jit) for item in arg["items"])
     if arg["kind"] == "tensordesc":
         from triton.tools.tensor_descriptor import TensorDescriptor
         return TensorDescriptor(CapturedTensor(arg["base"]), arg["shape"], arg["strides"], arg["block_shape"],
