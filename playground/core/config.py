@@ -56,7 +56,18 @@ def resolve_config(spec: KernelSpec, meta: dict | None = None, num_warps: int | 
     stages = params.check_num_stages(num_stages if num_stages is not None else stages)
     config = Config(meta=merged, num_warps=warps, num_stages=stages, shape=shape, dtype=dtype)
     if spec.heuristics_values:   # @triton.heuristics, as Heuristics.run applies them: last, over everything
-        config.meta = {**merged, **triton_heuristics(spec, config, target)}
+        derived = triton_heuristics(spec, config, target)
+        # Heuristics.run hands its values to JITFunction.run as keywords, where num_warps and num_stages are
+        # the launch's (cut-cross-entropy's heuristic picks 16 warps); a constexpr of that name keeps it too.
+        # Backend options (maxnreg, num_ctas) stay in meta, which the binder passes on as a launch does.
+        for name in ("num_warps", "num_stages"):
+            if name in derived:
+                value = derived[name] if name in spec.kernel.arg_names else derived.pop(name)
+                if name == "num_warps":
+                    config.num_warps = params.check_num_warps(value)
+                else:
+                    config.num_stages = params.check_num_stages(value)
+        config.meta = {**merged, **derived}
     why = spec.constraints(shape, dtype, merged) if spec.constraints else None
     if why:   # the kernel's own limits (a head dimension it cannot tile, say): one line, before any work
         raise UserError(f"{spec.name}: {why}")

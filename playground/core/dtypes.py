@@ -40,33 +40,45 @@ DTYPES = {d.name: d for d in (
     DType("i1", 1, "int1", "bool", "i1", "i8", 1),
 )}
 
-# Element sizes by the IR's spelling, for reading tensor types out of TTGIR: the dtypes above, plus
-# the IR's own booleans and 64-bit pointers.
-IR_BYTES = {d.mlir: d.bytes for d in DTYPES.values()} | {"i1": 1, "!tt.ptr": 8}
+# Unsigned integers: what a launch's tensors may hold (cut-cross-entropy's uint32 locks, gemlite's uint8 packed
+# weights), which the binder makes Triton's *u8..*u64 pointers. Kept out of DTYPES, the dtypes a problem is
+# checked and timed in: torch has no arithmetic on uint16/32/64 tensors on the CPU (add, sub, abs), so `check`
+# could not make or compare them. Their sentinels are the signed rows' bits, as run/runner.py fills them.
+UNSIGNED = {d.name: d for d in (
+    DType("u8", 1, "uint8", "uint8", "i8", "i8", -77),
+    DType("u16", 2, "uint16", "uint16", "i16", "i16", -7777),
+    DType("u32", 4, "uint32", "uint32", "i32", "i32", -7777777),
+    DType("u64", 8, "uint64", "uint64", "i64", "i64", -7777777),
+)}
+KNOWN = DTYPES | UNSIGNED     # every element type a tensor may be given in
+
+# Element sizes by the IR's spelling, for reading tensor types out of TTGIR: the dtypes above (the IR's
+# integers are signless, so u32 is i32 there), plus the IR's own booleans and 64-bit pointers.
+IR_BYTES = {d.mlir: d.bytes for d in KNOWN.values()} | {"i1": 1, "!tt.ptr": 8}
 
 
 # Every other name a dtype goes by, as launches and specs are written: torch's and Triton's attribute names
-# (float16, bfloat16, bool, int1, float8_e4m3fn, float8e4nv), torch's short aliases (torch.half is float16,
-# torch.float float32, torch.double float64, torch.short int16, torch.int int32, torch.long int64: torch's
-# _tensor_docs / torch.dtype table), each also with its module written (torch.float16, tl.float16).
-ALIASES = {alias: d.name for d in DTYPES.values() for alias in (d.triton, d.torch)} | {
+# (float16, bfloat16, bool, int1, float8_e4m3fn, float8e4nv, uint32), torch's short aliases (torch.half is
+# float16, torch.float float32, torch.double float64, torch.short int16, torch.int int32, torch.long int64:
+# torch's _tensor_docs / torch.dtype table), each also with its module written (torch.float16, tl.float16).
+ALIASES = {alias: d.name for d in KNOWN.values() for alias in (d.triton, d.torch)} | {
     "half": "fp16", "float": "fp32", "double": "fp64", "short": "i16", "int": "i32", "long": "i64"}
 _MODULES = ("torch.", "triton.language.", "tl.")
 
 
 def canonical(name: str) -> str:
     """The short name of a dtype given by any of its names (`float16`, `torch.float16`, `tl.float16`, `fp16`)."""
-    if name in DTYPES:
+    if name in KNOWN:
         return name
     bare = next((name[len(m):] for m in _MODULES if name.startswith(m)), name)
-    if bare in DTYPES or bare in ALIASES:
+    if bare in KNOWN or bare in ALIASES:
         return ALIASES.get(bare, bare)
-    raise UserError(f"dtype {name}: unknown dtype; known: {', '.join(DTYPES)} (or torch's names: float16, "
-                    f"bfloat16, float32, bool, int32, float8_e4m3fn, ...)", param="dtype")
+    raise UserError(f"dtype {name}: unknown dtype; known: {', '.join(KNOWN)} (or torch's names: float16, "
+                    f"bfloat16, float32, bool, int32, uint32, float8_e4m3fn, ...)", param="dtype")
 
 
 def get(name: str) -> DType:
-    return DTYPES[canonical(name)]
+    return KNOWN[canonical(name)]
 
 
 def size(name: str) -> int:

@@ -158,13 +158,13 @@ def _string_constexpr(spec: KernelSpec, key: str, value: str):
     word names one; any other word stays a string constexpr (`ACTIVATION=leaky_relu`)."""
     default = spec.meta.get(key)
     is_dtype_default = type(default).__name__ in ("dtype", "pointer_type") or hasattr(default, "primitive_bitwidth")
-    if is_dtype_default or (default is None and value in dtypes.DTYPES):
+    if is_dtype_default or (default is None and value in dtypes.KNOWN):
         import triton.language as tl
-        if value in dtypes.DTYPES:
-            return getattr(tl, dtypes.DTYPES[value].triton)
+        if value in dtypes.KNOWN:
+            return getattr(tl, dtypes.KNOWN[value].triton)
         if isinstance(getattr(tl, value, None), tl.dtype):
             return getattr(tl, value)
-        raise UserError(f"meta {key}={value}: not a dtype; known: {', '.join(dtypes.DTYPES)}", param="meta")
+        raise UserError(f"meta {key}={value}: not a dtype; known: {', '.join(dtypes.KNOWN)}", param="meta")
     if default is not None and not isinstance(default, str):
         raise UserError(f"meta {key}={value}: expected {type(default).__name__}", param="meta")
     return value

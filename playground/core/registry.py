@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..errors import UserError
 from . import imports
-from .spec import KernelSpec
+from .spec import KernelSpec, is_kernel
 
 KERNELS_DIR = Path(__file__).resolve().parents[2] / "kernels"
 
@@ -142,7 +142,7 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
             namespace = vars(module)
             if skipped_init:
                 import warnings
-                warnings.warn(f"{path}: imported as {where.module} without running {skipped_init}")
+                warnings.warn(_one_line(f"{path}: imported as {where.module} without running {skipped_init}"))
         except UserError as e:  # a KernelSpec that says what is wrong with it
             raise UserError(f"{path}: {e}") from e
         except ModuleNotFoundError as e:
@@ -154,14 +154,14 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
     specs = {k: v for k, v in namespace.items() if isinstance(v, KernelSpec)}
     by_name = {s.name: s for s in specs.values()} | specs
     if args:
-        if not name or not _is_bare_kernel(namespace.get(name)):
+        if not name or not is_kernel(namespace.get(name)):
             raise UserError(f"args needs a bare kernel: {path}:NAME, NAME a @triton.jit (or autotune / "
                             f"heuristics) function; kernels there: {', '.join(_bare_kernels(namespace)) or 'none'}", param="args")
         from .bare import spec_for
         return _finish(spec_for(namespace[name], name, str(file.resolve()), args), str(file), where)
     if name:
         if name not in by_name:
-            if _is_bare_kernel(namespace.get(name)):
+            if is_kernel(namespace.get(name)):
                 raise UserError(f"{path}:{name} is a @triton.jit function with no KernelSpec; pass its arguments "
                                 f"(`args` 'x=fp32[1024], n=1024, BLOCK=256') or describe it with "
                                 f"`SPEC = KernelSpec(...)` as in kernels/vector_add.py")
@@ -211,20 +211,21 @@ def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Excep
         namespace = _GPU_READER[0](file, target, module) if _GPU_READER else {}
     except ImportError:        # no torch: the virtual GPU cannot stand in
         namespace = {}
-    if not any(isinstance(v, KernelSpec) or _is_bare_kernel(v) for v in namespace.values()):
+    if not any(isinstance(v, KernelSpec) or is_kernel(v) for v in namespace.values()):
         raise UserError(f"{path}: cannot import: {type(error).__name__}: {error}") from error
-    warnings.warn(f"{path} does not import as it is ({type(error).__name__}: {error}); read its definitions "
-                  f"on a virtual {target}, without running its top-level demo code")
+    warnings.warn(_one_line(f"{path} does not import as it is ({type(error).__name__}: {error}); read its "
+                            f"definitions on a virtual {target}, without running its top-level demo code"))
     _READ_ON[str(file.resolve())] = target
     return namespace
 
 
-def _is_bare_kernel(obj) -> bool:
-    return obj is not None and type(obj).__name__ in ("JITFunction", "GluonJITFunction", "Autotuner", "Heuristics")
+def _one_line(text: str) -> str:
+    """A warning is one line, though a package's own error may span several (FlagGems' 'No device ...')."""
+    return " ".join(text.split())
 
 
 def _bare_kernels(namespace: dict) -> list[str]:
-    return sorted(k for k, v in namespace.items() if _is_bare_kernel(v) and not k.startswith("_"))
+    return sorted(k for k, v in namespace.items() if is_kernel(v) and not k.startswith("_"))
 
 
 def _finish(spec: KernelSpec, file: str, where: imports.Placement | None = None) -> KernelSpec:

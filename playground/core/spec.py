@@ -165,18 +165,36 @@ def _native_device():
 
 def unwrap(kernel) -> tuple:
     """(the @triton.jit function, the Autotuner or None, {name: heuristic} of every @triton.heuristics),
-    from the object a kernel file defines; decorators may nest in either order."""
+    from the object a kernel file defines; decorators may nest in either order. Projects subclass Triton's
+    classes (fla's CachedAutotuner, FlagGems' LibTuner), so they are told apart by isinstance, not by name."""
+    from triton.runtime import Autotuner, Heuristics, JITFunction   # here: importing specs loads no triton
     autotuner, values = None, {}
     for _ in range(8):
-        name = type(kernel).__name__
-        if name == "Autotuner":
+        if isinstance(kernel, Autotuner):
             autotuner = kernel
-        elif name == "Heuristics":
-            values = dict(kernel.values) | values      # an outer @heuristics runs after the inner one
-        else:
+        elif isinstance(kernel, Heuristics):
+            # Heuristics.run sets its values, then runs what it wraps: an outer @heuristics runs before the
+            # inner one, whose functions may read what it set (cut-cross-entropy's BLOCK_D, then EVEN_D); a
+            # name both set ends as the inner one's
+            values = {k: v for k, v in values.items() if k not in kernel.values} | dict(kernel.values)
+        elif isinstance(kernel, JITFunction) or not is_pass_through(kernel):
             return kernel, autotuner, values
         kernel = kernel.fn
     return kernel, autotuner, values
+
+
+def is_kernel(obj) -> bool:
+    """Whether `obj` is a kernel a launch can call: a @triton.jit function (Gluon's too), or an autotune,
+    heuristics or pass-through object around one."""
+    from triton.runtime import Autotuner, Heuristics, JITFunction
+    return isinstance(obj, (JITFunction, Autotuner, Heuristics)) or is_pass_through(obj)
+
+
+def is_pass_through(obj) -> bool:
+    """A KernelInterface of a project's own around a kernel (FlagGems' LibEntry: a cache of launches in front of
+    `fn.run`): its first launch hands the arguments to `fn` unchanged, so what it compiles is `fn`'s."""
+    from triton.runtime import KernelInterface
+    return isinstance(obj, KernelInterface) and isinstance(getattr(obj, "fn", None), KernelInterface)
 
 
 def config_hook(spec, config) -> object | None:
