@@ -2,10 +2,10 @@
 installed from the package index (tests/third_party/packages.txt pins each file by sha256; INSTALLED.json beside it
 lists the kernels, each with the launch its project's own wrapper makes, and where that wrapper is).
 
-For each kernel, `compile --show sass`, `grid`, `occupancy` and `inspect` run as a user types them, in one process
-of their own (a package that asks the GPU as it loads opens on the virtual GPU, which patches torch in that
+For each kernel, `compile --show sass`, `grid`, `occupancy`, `inspect` and `diff` run as a user types them, in one
+process of their own (a package that asks the GPU as it loads opens on the virtual GPU, which patches torch in that
 process). The figures must agree across the commands: `grid`'s CTAs are the launch's, `occupancy` reads the
-registers `compile` shows.
+registers `compile` shows. `sweep` runs on one kernel of each project; on every kernel in the slow run.
 """
 import importlib.util
 import json
@@ -32,7 +32,7 @@ from cli import main
 ref, options = sys.argv[1], json.loads(sys.argv[2])
 out = {}
 for command, extra in (("compile", ["--show", "sass"]), ("grid", ["--json"]), ("occupancy", ["--json"]),
-                       ("inspect", ["--json"])):
+                       ("inspect", ["--json"]), ("diff", ["--a", "num_stages=2", "--b", "num_stages=4", "--json"])):
     done = CliRunner().invoke(main, [command, ref, *options, *extra])
     out[command] = {"exit": done.exit_code, "stdout": done.stdout, "stderr": done.stderr}
 print("FOUR" + json.dumps(out))
@@ -80,6 +80,35 @@ def test_an_installed_kernel_opens_by_module_name_in_compile_grid_occupancy_and_
     figures = json.loads(out["occupancy"]["stdout"])
     assert figures["registers"] == registers and 0 < figures["occupancy"] <= 1
     assert json.loads(out["inspect"]["stdout"])["mix"]["instructions"] > 0
+    sides = json.loads(out["diff"]["stdout"])
+    stages = HEURISTIC_STAGES.get(kernel["kernel"])
+    assert (sides["a"]["num_stages"], sides["b"]["num_stages"]) == ((stages, stages) if stages else (2, 4))
+    assert isinstance(sides["identical"], bool)
+
+
+# cut-cross-entropy's @triton.heuristics set num_stages (and num_warps) for the launch, over what the caller asked,
+# as Triton's Heuristics.run does: diff's two sides are the heuristic's, not --a's and --b's
+HEURISTIC_STAGES = {"_cce_lse_forward_kernel": 3, "_indexed_neg_dot_forward_kernel": 4}
+
+
+FIRST_OF_EACH = {k["package"]: k for k in reversed(KERNELS)}       # the first kernel listed for each project
+
+
+@pytest.mark.parametrize("kernel", [
+    pytest.param(k, marks=() if FIRST_OF_EACH[k["package"]] is k else pytest.mark.slow) for k in KERNELS],
+    ids=[f"{k['package']}:{k['kernel']}" for k in KERNELS])
+def test_sweep_compiles_and_ranks_an_installed_kernels_configs(kernel):
+    installed_or_skip(kernel["module"])
+    options = dict(zip(kernel["options"][::2], kernel["options"][1::2]))     # sweep takes the launch's as ranges
+    warps = ["-m", f"num_warps={options['--num-warps']}"] if "--num-warps" in options else []
+    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "sweep", f"{kernel['module']}:{kernel['kernel']}",
+                           "--args", kernel["args"], "-t", "sm_90", *warps, "-m", "num_stages=2,3",
+                           "--jobs", "1", "--json"], cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **kernel["env"]})
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = json.loads(done.stdout)["rows"]
+    assert len(rows) == 2 and all(r["status"] == "ok" for r in rows), rows
+    assert sorted(r["rank"] for r in rows if r["rank"])[0] == 1
 
 
 def test_flag_gems_enable_sends_plain_pytorch_through_its_triton_kernels_on_the_virtual_gpu():
@@ -136,3 +165,18 @@ def test_a_real_gluon_kernel_has_every_stage_from_ttgir_in_compile_diff_and_the_
     sides = json.loads(diff)
     assert code == 0 and not sides["identical"] and (sides["a"]["target"], sides["b"]["target"]) == ("sm_80", "sm_90")
     assert {"ttgir", "sass"} <= set(views["page"]) and "ttir" not in views["page"]
+
+
+def test_a_package_whose_init_fails_is_skipped_with_a_one_line_warning():
+    """FlagGems' __init__ asks nvidia-smi for the GPU when nothing says which vendor it runs on; a plain import
+    fails with its two-line RuntimeError. The kernel module opens without the __init__, said in one line."""
+    installed_or_skip("flag_gems")
+    kernel = next(k for k in KERNELS if k["kernel"] == "topk_gating_softmax_kernel")
+    env = {k: v for k, v in os.environ.items() if k not in kernel["env"]} | {"PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "compile", f"{kernel['module']}:{kernel['kernel']}",
+                           "--args", kernel["args"], "-t", "sm_90", *kernel["options"]],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    (warning,) = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
+    assert "imported as flag_gems.fused.topk_softmax without running flag_gems/__init__.py (RuntimeError: No " \
+           "device were detected on your machine ! Please check that your driver is complete. )" in warning
