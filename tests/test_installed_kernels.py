@@ -1,4 +1,4 @@
-"""Real projects' kernels where pip puts them, named by module (issue 40, items 2 and 11): 28 kernels of 8 projects
+"""Real projects' kernels where pip puts them, named by module (issue 40, items 2 and 11): 32 kernels of 8 projects
 installed from the package index (tests/third_party/packages.txt pins each file by sha256; INSTALLED.json beside it
 lists the kernels, each with the launch its project's own wrapper makes, and where that wrapper is).
 
