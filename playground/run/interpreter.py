@@ -86,7 +86,6 @@ def _imported_by_name(fn, stand_ins) -> list:
     """libdevice functions a kernel's package imported by name (`from triton.language.extra.libdevice import
     rsqrt`, as Liger-Kernel does): the module attribute patched above is not what those names hold, so each
     such name in a module of the kernel's own package gets its stand-in too, for the launch's time."""
-    import sys
 
     from triton.language.extra import cuda, libdevice
     stubs, shimmed = {}, vars(type(stand_ins)) | vars(stand_ins)

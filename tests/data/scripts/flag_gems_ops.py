@@ -1,8 +1,7 @@
 """FlagGems as its README has it: `flag_gems.enable()`, then plain PyTorch. On a GPU, the ops it covers run its
 Triton kernels; so they must here, on the virtual GPU, each launch captured and interpreted."""
-import torch
-
 import flag_gems
+import torch
 
 flag_gems.enable()
 torch.manual_seed(0)
