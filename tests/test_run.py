@@ -352,20 +352,22 @@ def test_dtype_function_and_tuple_constexprs_reopen_and_what_cannot_is_not_model
     run = captured("launch_kinds.py")
     assert run.exit_code == 0, capfd.readouterr().err
     variants = run.trace["variants"]
-    assert [v["kernel"] for v in variants] == ["cast_kernel", "apply_kernel", "scale_kernel", "pair_kernel"]
-    for v in variants[:3]:
+    assert [v["kernel"] for v in variants] == ["cast_kernel", "apply_kernel", "scale_kernel", "pair_kernel",
+                                               "tagged_kernel"]
+    for v in variants[:4]:
         assert v["source"] and v["same_binary"] and v["registers"] > 0, v
-    assert variants[3]["source"] is None and variants[3]["rebuild"].startswith("not reopenable: UserError: argument pair")
-    pair = run.trace["launches"][3]
-    assert pair["modelled_seconds"] is None and pair["model_note"].startswith("not modelled: not reopenable")
-    assert all(launch["modelled_seconds"] > 0 for launch in run.trace["launches"][:3])
+    assert variants[4]["source"] is None and variants[4]["rebuild"].startswith("not reopenable: UserError: argument TAG")
+    tagged = run.trace["launches"][4]
+    assert tagged["modelled_seconds"] is None and tagged["model_note"].startswith("not modelled: not reopenable")
+    assert all(launch["modelled_seconds"] > 0 for launch in run.trace["launches"][:4])
     trace = tmp_path / "kinds.json"
     trace.write_text(json.dumps(run.trace))
-    for n, meta in [(1, "OUT_DTYPE=fp16, BLOCK=256"), (2, "FN=JITFunction("), (3, "FACTORS=(2, 3), BLOCK=256")]:
+    for n, meta in [(1, "OUT_DTYPE=fp16, BLOCK=256"), (2, "FN=JITFunction("), (3, "FACTORS=(2, 3), BLOCK=256"),
+                    (4, "BLOCK=256")]:
         shown = cli("compile", f"{trace}#{n}")
         assert shown.returncode == 0, shown.stderr
         assert meta in next(line for line in shown.stdout.splitlines() if line.startswith("// meta"))
-    assert "variant 4 (pair_kernel) is not reopenable" in cli("compile", f"{trace}#4").stderr
+    assert "variant 5 (tagged_kernel) is not reopenable" in cli("compile", f"{trace}#5").stderr
 
 
 PROJECT_TESTS = textwrap.dedent('''

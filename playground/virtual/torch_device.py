@@ -318,7 +318,7 @@ def _route_registered_cuda_kernels(device_mode: DeviceMode) -> None:
 
     def impl(self, op_name, fn=None, dispatch_key="", *args, **kwargs):
         done = register(self, op_name, fn, dispatch_key, *args, **kwargs)
-        if dispatch_key == "CUDA":
+        if dispatch_key == "CUDA" and not _registered_by_torch():
             name = op_name if isinstance(op_name, str) else op_name.name()
             qualified = name if "::" in name else f"{self.ns}::{name}"
             routes.ops.add(qualified.removesuffix(".default"))       # as OpOverload.name() spells it
@@ -327,6 +327,20 @@ def _route_registered_cuda_kernels(device_mode: DeviceMode) -> None:
         return done
 
     torch.library.Library.impl = impl
+
+
+_TORCH = str(__import__("pathlib").Path(torch.__file__).parent)
+
+
+def _registered_by_torch() -> bool:
+    """Whether torch itself made the registration (torch.distributed's symmetric memory and Inductor's test ops
+    register CUDA kernels as they are imported): those need no route, and a dispatch mode pushed for them would
+    keep a script's torch.compile from running (Dynamo refuses to trace under one)."""
+    import sys
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_code.co_filename.startswith((f"{_TORCH}/library.py", f"{_TORCH}/_library")):
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_filename.startswith(_TORCH + "/")
 
 
 class _DeviceContext:

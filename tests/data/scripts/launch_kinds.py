@@ -1,6 +1,8 @@
 """Launches whose constexprs are not plain numbers: a dtype (as Liger-Kernel's rms_norm backward passes
 X_dtype), a @triton.jit function (an activation passed in), a tuple; and a runtime tuple of tensors, which
 a trace cannot keep yet."""
+import fractions
+
 import torch
 import triton
 import triton.language as tl
@@ -51,6 +53,16 @@ def pair_kernel(pair, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(pair[0] + offs, mask=mask) + tl.load(pair[1] + offs, mask=mask), mask=mask)
 
 
-pair_kernel[(4,)]((x, x), y, 1000, BLOCK=256)         # a tuple of tensors: a trace cannot keep it yet
+pair_kernel[(4,)]((x, x), y, 1000, BLOCK=256)         # a tuple of tensors: kept item by item
 assert torch.equal(y, x + x)
 print("tuple argument: ok")
+
+
+@triton.jit
+def tagged_kernel(x_ptr, y_ptr, n, TAG: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(y_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+tagged_kernel[(4,)](x, y, 1000, TAG=fractions.Fraction(1, 3), BLOCK=256)   # any object: a trace keeps its repr only
+assert torch.equal(y, x)
