@@ -41,3 +41,28 @@ def test_grid_occupancy_inspect_and_diff_read_a_gluon_binary():
     assert diff.exit_code == 0, diff.stderr
     assert '-module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:80"' in \
         diff.stdout
+
+
+LAYOUTS = Path(__file__).resolve().parent / "data" / "gluon_layouts.py"
+
+
+def test_a_layout_constexpr_is_written_in_args_as_its_constructor_is_called():
+    """Triton's Gluon tutorials pass the layout to the kernel: `--args` takes it as written in Python, and each
+    layout is its own binary."""
+    ref = f"{LAYOUTS}:copy_in_layout"
+    wide = "in_ptr=fp32[8192], out_ptr=fp32[8192], n=8192, XBLOCK=512, layout=gl.BlockedLayout([4], [32], [4], [0]), grid=16"
+    compiled = Request.of(ref, "sm_90", args=wide).compile()
+    assert "#ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>" in \
+        compiled.stage("ttgir")
+    narrow = Request.of(ref, "sm_90", args=wide.replace("[4], [32]", "[1], [32]")).compile()
+    assert "sizePerThread = [1]" in narrow.stage("ttgir") and narrow.hash != compiled.hash
+    refused = invoke("compile", ref, "--args", wide.replace("gl.BlockedLayout", "gl.MadeUpLayout"), "-t", "sm_90")
+    assert refused.exit_code == 2 and len(refused.stderr.strip().splitlines()) == 1
+    assert "MadeUpLayout is not one of Gluon's layouts (" in refused.stderr and "BlockedLayout" in refused.stderr
+    listed = invoke("compile", ref, "--args", wide.replace("[4], [32], [4], [0]", "[4], [32], [4], order={0}"),
+                    "-t", "sm_90")
+    assert listed.exit_code == 2 and "only layouts, numbers, strings, lists and tuples" in listed.stderr
+    code = invoke("compile", ref, "--args", wide.replace("gl.BlockedLayout([4], [32], [4], [0])",
+                                                         "gl.BlockedLayout(__import__('os').getcwd())"), "-t", "sm_90")
+    assert code.exit_code == 2 and code.stderr.startswith("error: --args layout=gl.BlockedLayout(__import__('os')"
+                                                          ".getcwd()): getcwd is not one of Gluon's layouts")

@@ -543,3 +543,16 @@ def test_a_tuple_of_tensors_argument_is_captured_reopened_as_the_same_binary_and
     assert launch["modelled_seconds"] > 0 and "model_note" not in launch
     (variant,) = run.trace["variants"]
     assert variant["same_binary"] and "16-byte aligned: pair[0], pair[1], out_ptr" in " ".join(text.lines(run.trace))
+
+
+def test_a_gluon_layout_passed_to_a_launch_reopens_from_the_trace_as_the_same_binary(tmp_path, capfd):
+    run = captured("gluon_layouts.py")
+    assert run.exit_code == 0, capfd.readouterr().err
+    variants = run.trace["variants"]
+    assert len(variants) == 2 and all(v["same_binary"] and v["source"] for v in variants)
+    assert all(launch["modelled_seconds"] > 0 for launch in run.trace["launches"])
+    trace = tmp_path / "layouts.json"
+    trace.write_text(json.dumps(run.trace))
+    shown = cli("compile", f"{trace}#2", "--show", "ttgir")
+    assert shown.returncode == 0, shown.stderr
+    assert "#ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>" in shown.stdout

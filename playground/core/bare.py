@@ -10,6 +10,7 @@ Each `NAME=VALUE` is one argument of the kernel, written as a launch passes it:
   bias=None                  an optional tensor not given, or a None constexpr
   MODE='none', MODE=none     a string constexpr, quoted or bare
   OUT_DTYPE=tl.float32       a dtype constexpr (tl. or torch. spellings)
+  layout=gl.BlockedLayout([4], [32], [4], [0])   a Gluon layout constexpr, as its constructor is called
   grid=97, grid=32x32, grid=(4, 8, 2)   the launch grid, of 1 to 3 dimensions (default 1)
 `num_warps` and `num_stages` come from --num-warps / --num-stages (or a config, for an autotuned
 kernel). The JIT's binder then specialises these stand-ins exactly as it would the real arguments.
@@ -19,7 +20,7 @@ from __future__ import annotations
 import re
 
 from ..errors import UserError
-from . import dtypes, work
+from . import dtypes, layouts, work
 from .spec import AbstractTensor, KernelSpec, Tensor, unwrap
 
 _TENSOR = re.compile(r"^([\w.]+)\[([\d,\s]*)\](\.T)?(?:\(([\d,\s]*)\))?(?:\+(\d+))?$")
@@ -81,6 +82,11 @@ def _argument(name: str, value: str):
             pass
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
         return ("value", value[1:-1])
+    if layouts.looks_like_one(value):
+        try:
+            return ("value", layouts.read(value))
+        except UserError as e:
+            raise UserError(f"args {name}={e}", param="args") from None
     if value.startswith(("tl.", "triton.language.", "torch.")):
         import triton.language as tl
         return ("value", getattr(tl, dtypes.get(_dtype(name, value, value)).triton))

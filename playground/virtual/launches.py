@@ -13,7 +13,7 @@ virtual GPU installed, so that part is trace_kernels.py's.
 """
 from __future__ import annotations
 
-from ..core import work
+from ..core import layouts, work
 from ..core.spec import AbstractTensor, KernelSpec, Tensor
 from ..errors import UserError
 from ..files import read_json
@@ -74,6 +74,8 @@ def _plain(value):
         return {"tuple": [_plain(v) for v in value]}
     if type(value).__name__ == "JITFunction":     # a @triton.jit function passed as a constexpr (an activation)
         return {"function": value.__name__, "module": value.fn.__module__}
+    if layouts.is_layout(value):                  # a Gluon layout: its repr is its constructor call
+        return {"layout": repr(value)}
     return {"repr": repr(value)[:80]}
 
 
@@ -84,6 +86,8 @@ def _constexpr(value, jit):
         return tl.dtype(value["dtype"])
     if isinstance(value, dict) and "tuple" in value:
         return tuple(_constexpr(v, jit) for v in value["tuple"])
+    if isinstance(value, dict) and "layout" in value:
+        return layouts.read(value["layout"])
     if isinstance(value, dict) and "function" in value:
         found = jit.fn.__globals__.get(value["function"])
         if found is None:
