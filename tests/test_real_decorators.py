@@ -82,6 +82,18 @@ def test_a_heuristic_sets_warps_over_the_default_and_a_backend_option_beside_the
     assert compiled.metadata.num_warps == 8 and compiled.options["maxnreg"] == 128
 
 
+def test_a_heuristic_that_overrides_the_warps_asked_for_says_so_in_one_line():
+    done = invoke("compile", HEURISTICS + ":warps_by_heuristic", "--args", COPY_ARGS + ", BLOCK=1024", "-t", "sm_90",
+                  "--num-warps", "4")
+    assert done.exit_code == 0, done.stderr
+    assert "// launch      num_warps=8 (256 threads)" in done.stdout
+    assert "warning: warps_by_heuristic: its @triton.heuristics set num_warps=8 over the 4 asked for, as Triton's " \
+           "launch does" in done.stderr.splitlines()
+    quiet = invoke("compile", HEURISTICS + ":warps_by_heuristic", "--args", COPY_ARGS + ", BLOCK=1024", "-t", "sm_90",
+                   "--num-warps", "8")
+    assert "warning" not in quiet.stderr
+
+
 # --- unsigned tensors (cut-cross-entropy's uint32 locks, gemlite's uint8 packed weights)
 
 @pytest.mark.parametrize("written,short,pointer", [

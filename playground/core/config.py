@@ -60,9 +60,13 @@ def resolve_config(spec: KernelSpec, meta: dict | None = None, num_warps: int | 
         # Heuristics.run hands its values to JITFunction.run as keywords, where num_warps and num_stages are
         # the launch's (cut-cross-entropy's heuristic picks 16 warps); a constexpr of that name keeps it too.
         # Backend options (maxnreg, num_ctas) stay in meta, which the binder passes on as a launch does.
-        for name in ("num_warps", "num_stages"):
+        for name, given in (("num_warps", num_warps), ("num_stages", num_stages)):
             if name in derived:
                 value = derived[name] if name in spec.kernel.arg_names else derived.pop(name)
+                if given is not None and given != value:
+                    import warnings
+                    warnings.warn(f"{spec.name}: its @triton.heuristics set {name}={value} over the {given} asked "
+                                  f"for, as Triton's launch does")
                 if name == "num_warps":
                     config.num_warps = params.check_num_warps(value)
                 else:
