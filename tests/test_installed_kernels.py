@@ -180,3 +180,18 @@ def test_a_package_whose_init_fails_is_skipped_with_a_one_line_warning():
     (warning,) = [line for line in done.stderr.splitlines() if line.startswith("warning:")]
     assert "imported as flag_gems.fused.topk_softmax without running flag_gems/__init__.py (RuntimeError: No " \
            "device were detected on your machine ! Please check that your driver is complete. )" in warning
+
+
+def test_liger_rms_norm_backward_launches_one_program_per_sm_as_on_a_gpu():
+    """Its backward asks whether its saved input is on CUDA to size its grid by the SM count: on the virtual H100 it
+    must launch 132 programs, as on a real one (it launched 1 while backward saw CPU tensors)."""
+    installed_or_skip("liger_kernel")
+    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "run", "-t", "sm_90", "--json",
+                           str(ROOT / "tests" / "data" / "scripts" / "liger_rms_norm_backward.py")],
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    launches = json.loads(done.stdout)["launches"]
+    assert [(launch["kernel"], launch["grid"]) for launch in launches] == [
+        ("_rms_norm_forward_kernel", [256, 1, 1]), ("_rms_norm_backward_kernel", [132, 1, 1])]
+    assert float(re.search(r"grad max difference (\S+)", done.stderr).group(1)) < 1e-5

@@ -556,3 +556,12 @@ def test_a_gluon_layout_passed_to_a_launch_reopens_from_the_trace_as_the_same_bi
     shown = cli("compile", f"{trace}#2", "--show", "ttgir")
     assert shown.returncode == 0, shown.stderr
     assert "#ttg.blocked<{sizePerThread = [8], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>" in shown.stdout
+
+
+def test_a_custom_functions_backward_sees_its_gradient_and_saved_tensors_on_the_gpu(capfd):
+    """torch's engine runs backward with no function mode on and makes the gradient in C++: both must still answer
+    as on a GPU when the forward took GPU tensors, and stay on the CPU when it did not."""
+    run = captured("autograd_on_gpu.py")
+    out = capfd.readouterr().out
+    assert run.exit_code == 0, out
+    assert out.splitlines() == ["backward sees cuda:0 cuda:0 cuda:0", "grad cuda:0 True", "backward sees cpu cpu cpu"]

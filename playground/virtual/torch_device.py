@@ -10,6 +10,10 @@
 - torch.cuda's queries answer with the target's properties (gpu.py); streams and events are the virtual
   GPU's (each stream its own queue, gpu.py's rules), and an event's elapsed_time is modelled time.
 - Any other public torch.cuda function fails with one line naming it (VirtualDeviceError).
+- Autograd answers as it would on the GPU: a custom autograd.Function whose forward took GPU tensors gets its
+  gradients and its saved tensors back as GPU tensors in backward (torch's engine makes the gradients, and
+  unpacks saved outputs, in C++, where no mode sees them), so a library that asks `dy.device.type == "cuda"`
+  there (Liger-Kernel's RMSNorm, to launch one program per SM) takes its GPU path.
 - A library that gives torch's ops CUDA kernels of its own through torch.library (FlagGems' `enable()`:
   `Library("aten", "IMPL").impl("add.Tensor", fn, "CUDA")`) has them run for the script's GPU tensors, as
   on a CUDA machine: the CPU build takes the registration but never dispatches to it (the tensors are CPU
@@ -286,7 +290,69 @@ def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
     mode = DeviceMode(skip_expensive)
     mode.__enter__()
     _route_registered_cuda_kernels(mode)
+    _autograd_on_gpu(mode)
     return mode
+
+
+_GPU_FORWARD = "_playground_gpu_forward"     # set on a backward node whose forward took GPU tensors
+_SAVED_ON_GPU = "_playground_saved_on_gpu"   # which of the tensors its forward saved were on the GPU
+_ANSWERS = "_playground_backward"             # a Function's backward, wrapped to answer as on the GPU
+
+
+def _autograd_on_gpu(device_mode: DeviceMode) -> None:
+    """A custom Function's backward runs with the device mode on (torch's engine runs it with no function mode
+    active, so `.device` would say cpu), its gradients marked as the forward's tensors were, and each tensor it
+    saved marked as it was when saved (torch unpacks saved outputs as new tensors)."""
+    from torch.autograd import function
+    if getattr(function.Function.apply, "on_gpu", False):
+        return
+    apply, save = function.Function.apply.__func__, function.FunctionCtx.save_for_backward
+    unpack = torch._C._FunctionBase.saved_tensors
+
+    def forward_apply(cls, *args, **kwargs):
+        outputs = apply(cls, *args, **kwargs)
+        if _any_on_gpu(args, kwargs):
+            _answer_in_backward(cls, device_mode)
+            for out in (outputs if isinstance(outputs, (tuple, list)) else (outputs,)):
+                node = getattr(out, "grad_fn", None) if isinstance(out, torch.Tensor) else None
+                if node is not None:
+                    setattr(node, _GPU_FORWARD, True)
+        return outputs
+
+    def save_for_backward(self, *tensors):
+        setattr(self, _SAVED_ON_GPU, [isinstance(t, torch.Tensor) and on_gpu(t) for t in tensors])
+        return save(self, *tensors)
+
+    def saved_tensors(self):
+        tensors = unpack.__get__(self)
+        for tensor, gpu in zip(tensors, getattr(self, _SAVED_ON_GPU, ())):
+            if gpu and tensor is not None:
+                setattr(tensor, _ON_GPU, True)
+        return tensors
+
+    forward_apply.on_gpu = True
+    function.Function.apply = classmethod(forward_apply)
+    function.FunctionCtx.save_for_backward = save_for_backward
+    function.BackwardCFunction.saved_tensors = property(saved_tensors)
+
+
+def _answer_in_backward(cls, device_mode: DeviceMode) -> None:
+    if _ANSWERS in vars(cls):
+        return
+    original = cls.backward
+
+    def backward(ctx, *grads):
+        if not getattr(ctx, _GPU_FORWARD, False):
+            return original(ctx, *grads)
+        _mark([g for g in grads if isinstance(g, torch.Tensor)])
+        active = device_mode in torch.overrides._get_current_function_mode_stack()
+        with contextlib.nullcontext() if active else device_mode:
+            result = original(ctx, *grads)
+        _mark(result)
+        return result
+
+    cls.backward = staticmethod(backward)
+    setattr(cls, _ANSWERS, True)
 
 
 class CudaKernels(TorchDispatchMode):
