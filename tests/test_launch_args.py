@@ -126,3 +126,19 @@ def test_anything_else_is_one_line_with_an_example(args, message):
     with pytest.raises(UserError) as e:
         bare.parse(args)
     assert str(e.value).startswith(message) and e.value.param == "args"
+
+
+def test_the_launchs_own_keywords_in_args_are_its_options_and_a_missing_grid_is_said(kernel_file):
+    """`kernel[grid](..., num_warps=8, enable_fp_fusion=False)`, as fla's sinkhorn launches: both reach the binary."""
+    args = ("x_ptr=fp32[4096], bias_ptr=None, out_ptr=fp32[4096], n=4096, stride=1, MODE='none', FMT=None, "
+            "OUT_DTYPE=tl.float32, BLOCK=256, grid=16")
+    plain = Request.of(registry.load(kernel_file, "sm_90", args), "sm_90").compile()
+    keyed = Request.of(registry.load(kernel_file, "sm_90", args + ", num_warps=8, enable_fp_fusion=False"),
+                       "sm_90").compile()
+    assert (plain.metadata.num_warps, keyed.metadata.num_warps) == (4, 8)
+    assert plain.options["enable_fp_fusion"] is True and keyed.options["enable_fp_fusion"] is False
+    flag_wins = invoke("compile", kernel_file, "--args", args + ", num_warps=8", "-t", "sm_90", "--num-warps", "2")
+    assert "// launch      num_warps=2 (64 threads)" in flag_wins.stdout
+    no_grid = invoke("compile", kernel_file, "--args", args.removesuffix(", grid=16"), "-t", "sm_90")
+    assert no_grid.exit_code == 0 and no_grid.stderr.strip().splitlines() == [
+        "warning: scaled_copy: --args names no grid=: one program (grid=1), so waves and the model see one CTA"]

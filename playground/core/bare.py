@@ -11,9 +11,10 @@ Each `NAME=VALUE` is one argument of the kernel, written as a launch passes it:
   MODE='none', MODE=none     a string constexpr, quoted or bare
   OUT_DTYPE=tl.float32       a dtype constexpr (tl. or torch. spellings)
   layout=gl.BlockedLayout([4], [32], [4], [0])   a Gluon layout constexpr, as its constructor is called
-  grid=97, grid=32x32, grid=(4, 8, 2)   the launch grid, of 1 to 3 dimensions (default 1)
-`num_warps` and `num_stages` come from --num-warps / --num-stages (or a config, for an autotuned
-kernel). The JIT's binder then specialises these stand-ins exactly as it would the real arguments.
+  grid=97, grid=32x32, grid=(4, 8, 2)   the launch grid, of 1 to 3 dimensions (default 1, with a warning)
+  num_warps=8, enable_fp_fusion=False    the launch's own keywords, as `kernel[grid](..., num_warps=8)` passes them
+`num_warps` and `num_stages` may also come from --num-warps / --num-stages, which win (or a config, for an
+autotuned kernel). The JIT's binder then specialises these stand-ins exactly as it would the real arguments.
 """
 from __future__ import annotations
 
@@ -26,6 +27,10 @@ from .spec import AbstractTensor, KernelSpec, Tensor, unwrap
 _TENSOR = re.compile(r"^([\w.]+)\[([\d,\s]*)\](\.T)?(?:\(([\d,\s]*)\))?(?:\+(\d+))?$")
 _GRID = re.compile(r"^\(?\s*(\d+(?:\s*[x,]\s*\d+){0,2})\s*,?\s*\)?$")
 _WORD = re.compile(r"^[A-Za-z_][\w.]*$")
+# keywords a launch passes beside the kernel's arguments: Triton's JIT hands them to the backend's options
+# (CUDAOptions, HIPOptions); one a backend lacks is left out for it, as the JIT's own launcher leaves it out
+LAUNCH_KEYWORDS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
+                   "launch_pdl", "waves_per_eu", "matrix_instr_nonkdim", "kpack")
 EXAMPLES = ("x=fp16[1024,64], w=float16[64,1024].T, y=fp32[1024,512](1,1024), n=1024, p=0.5, bias=None, "
             "MODE='none', OUT_DTYPE=tl.float32, grid=(8,4)")
 
@@ -126,9 +131,15 @@ def spec_for(kernel, name: str, source_path: str, args_text: str) -> KernelSpec:
     """A KernelSpec for a bare @triton.jit (or autotune / heuristics) kernel from its `--args`."""
     jit, autotuner, heuristics = unwrap(kernel)
     given = parse(args_text)
+    if "grid" not in given:
+        import warnings
+        warnings.warn(f"{name}: --args names no grid=: one program (grid=1), so waves and the model see one CTA")
     grid = given.pop("grid", (1,))
     params = jit.params
     names = [p.name for p in params]
+    # the launch's own keywords (`kernel[grid](..., num_warps=8, enable_fp_fusion=False)`), unless the kernel has a
+    # parameter of that name (tutorial 02's num_stages is both)
+    launch = {n: given.pop(n)[1] for n in list(given) if n in LAUNCH_KEYWORDS and n not in names}
     unknown = [n for n in given if n not in names]
     if unknown:
         raise UserError(f"args {unknown[0]}: {name} has no parameter of that name; it has {', '.join(names)}", param="args")
@@ -160,7 +171,9 @@ def spec_for(kernel, name: str, source_path: str, args_text: str) -> KernelSpec:
                       args=runtime_args, grid=lambda shape, m: grid,
                       meta={k: v for k, v in meta.items() if k not in constexpr_before}, default_shape={},
                       source_path=source_path, launch_args=args_text,
-                      dtypes=tuple(dict.fromkeys(t.dtype for t in tensors.values())) or ("fp32",))
+                      dtypes=tuple(dict.fromkeys(t.dtype for t in tensors.values())) or ("fp32",),
+                      num_warps=launch.pop("num_warps", 4), num_stages=launch.pop("num_stages", 3),
+                      compile_options=launch)
     # no spec counts its work: the kernel's launch_metadata does, or else its tensors' bytes (core/work.py)
     arguments = {p.name: stand_in(given[p.name]) for p in params if p.name in given}
     work.fill_spec(spec, work.of_arguments(jit, grid, arguments, name))
