@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import invoke
 
 ROOT = Path(__file__).resolve().parent.parent
 THIRD_PARTY = ROOT / "tests" / "third_party"
@@ -195,3 +196,16 @@ def test_liger_rms_norm_backward_launches_one_program_per_sm_as_on_a_gpu():
     assert [(launch["kernel"], launch["grid"]) for launch in launches] == [
         ("_rms_norm_forward_kernel", [256, 1, 1]), ("_rms_norm_backward_kernel", [132, 1, 1])]
     assert float(re.search(r"grad max difference (\S+)", done.stderr).group(1)) < 1e-5
+
+
+def test_a_misspelt_kernel_of_an_installed_module_is_met_with_the_kernels_it_defines():
+    """Liger-Kernel's kernels are all underscored, and cut-cross-entropy's modules import helpers of others: the
+    list names the module's own kernels, underscored too."""
+    installed_or_skip("liger_kernel")
+    typo = invoke("compile", "liger_kernel.ops.geglu:_geglu_tanh_backwrd_kernel", "-t", "sm_90")
+    assert typo.exit_code == 2 and typo.stderr.strip().endswith(
+        "geglu.py has no kernel named '_geglu_tanh_backwrd_kernel'; did you mean '_geglu_tanh_backward_kernel' or "
+        "'_geglu_tanh_forward_kernel'?")
+    listed = invoke("compile", "liger_kernel.ops.geglu:nope", "--args", "a=fp32[4]", "-t", "sm_90")
+    assert listed.exit_code == 2 and listed.stderr.strip().endswith(
+        "kernels there: _geglu_tanh_backward_kernel, _geglu_tanh_forward_kernel")

@@ -131,9 +131,7 @@ def spec_for(kernel, name: str, source_path: str, args_text: str) -> KernelSpec:
     """A KernelSpec for a bare @triton.jit (or autotune / heuristics) kernel from its `--args`."""
     jit, autotuner, heuristics = unwrap(kernel)
     given = parse(args_text)
-    if "grid" not in given:
-        import warnings
-        warnings.warn(f"{name}: --args names no grid=: one program (grid=1), so waves and the model see one CTA")
+    named_grid = "grid" in given
     grid = given.pop("grid", (1,))
     params = jit.params
     names = [p.name for p in params]
@@ -167,6 +165,9 @@ def spec_for(kernel, name: str, source_path: str, args_text: str) -> KernelSpec:
         return tuple(p.default if p.name not in given else stand_in(given[p.name]) for p in positional)
 
     constexpr_before = {p.name for p in positional if p.is_constexpr}
+    if not named_grid:          # said once the launch is otherwise whole
+        import warnings
+        warnings.warn(f"{name}: --args names no grid=: one program (grid=1), so waves and the model see one CTA")
     spec = KernelSpec(name=name, kernel=kernel, description=f"{name} with --args {args_text}", tensors=tensors,
                       args=runtime_args, grid=lambda shape, m: grid,
                       meta={k: v for k, v in meta.items() if k not in constexpr_before}, default_shape={},

@@ -17,7 +17,7 @@ from typing import Callable
 
 from ..errors import UserError
 from . import imports
-from .spec import KernelSpec, is_kernel
+from .spec import KernelSpec, is_kernel, unwrap
 
 KERNELS_DIR = Path(__file__).resolve().parents[2] / "kernels"
 
@@ -165,6 +165,8 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
                 raise UserError(f"{path}:{name} is a @triton.jit function with no KernelSpec; pass its arguments "
                                 f"(`args` 'x=fp32[1024], n=1024, BLOCK=256') or describe it with "
                                 f"`SPEC = KernelSpec(...)` as in kernels/vector_add.py")
+            if not specs and _bare_kernels(namespace):     # a project's module: kernels, no specs
+                raise UserError(f"{path} has no kernel named '{name}'{_suggest(name, _bare_kernels(namespace))}")
             raise UserError(f"{path} has no kernel spec named '{name}'"
                             f"{_suggest(name, sorted({s.name for s in specs.values()}))}")
         return _finish(by_name[name], str(file), where)
@@ -225,7 +227,10 @@ def _one_line(text: str) -> str:
 
 
 def _bare_kernels(namespace: dict) -> list[str]:
-    return sorted(k for k, v in namespace.items() if is_kernel(v) and not k.startswith("_"))
+    """The kernels the file itself defines, underscored ones too (Liger-Kernel's all are): not those it imports."""
+    here = namespace.get("__name__")
+    return sorted(k for k, v in namespace.items() if is_kernel(v)
+                  and getattr(getattr(unwrap(v)[0], "fn", None), "__module__", here) == here)
 
 
 def _finish(spec: KernelSpec, file: str, where: imports.Placement | None = None) -> KernelSpec:
