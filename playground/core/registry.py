@@ -137,6 +137,7 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
     module = sys.modules.get(module_name)
     namespace = vars(module) if module is not None else None
     if module is None:
+        loaded = set(sys.modules)
         try:
             module, skipped_init, where = imports.import_placed(file, where, module_name)
             namespace = vars(module)
@@ -148,8 +149,9 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
         except ModuleNotFoundError as e:
             raise UserError(f"{path}: {imports.missing(e, file)}") from e
         except Exception as e:  # broken, or written for a GPU machine: read it on the virtual GPU
-            if not _refers_to_a_gpu(file):
+            if not (_refers_to_a_gpu(file) or _asked_for_a_gpu(e)):
                 raise UserError(f"{path}: cannot import: {type(e).__name__}: {e}") from e
+            _forget_half_imported(where.module, loaded)
             namespace = _read_on_virtual_gpu(path, file, target, e, where.module)
     specs = {k: v for k, v in namespace.items() if isinstance(v, KernelSpec)}
     by_name = {s.name: s for s in specs.values()} | specs
@@ -183,6 +185,14 @@ def _refers_to_a_gpu(file: Path) -> bool:
     return any(word in file.read_text(errors="replace") for word in ("driver.active", "torch.cuda", "cuda"))
 
 
+def _asked_for_a_gpu(error: Exception) -> bool:
+    """Whether an import failed for want of a GPU somewhere in its package, not in the file itself (FlagGems'
+    __init__ looks for one: "No device were detected on your machine"; torch: "Torch not compiled with CUDA")."""
+    text = str(error).lower()
+    return any(words in text for words in ("no device", "not compiled with cuda", "active drivers", "no cuda gpus",
+                                           "driver"))
+
+
 # The files read on a virtual GPU in this process (they ask the device as they load): resolved path -> the target
 # (its label) whose device answered. What they define (a persistent grid of NUM_SMS programs, say) is that GPU's.
 _READ_ON: dict[str, str] = {}
@@ -202,6 +212,15 @@ def check_one_gpu(spec: KernelSpec, names: list[str]) -> None:
     if read_on and others:
         raise UserError(f"{spec.source_path} asks the device as it loads, and was read on a virtual {read_on}: "
                         f"what it defines is that GPU's, not {', '.join(others)}'s; name one target at a time")
+
+
+def _forget_half_imported(module: str | None, loaded: set) -> None:
+    """Drop what the failed import left of the file's own package: on the virtual GPU it imports again from the
+    start (FlagGems' submodules keep the failed device query otherwise)."""
+    package = (module or "").split(".")[0]
+    for name in set(sys.modules) - loaded:
+        if package and (name == package or name.startswith(package + ".")):
+            del sys.modules[name]
 
 
 def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Exception, module: str | None) -> dict:
