@@ -209,3 +209,20 @@ def test_a_misspelt_kernel_of_an_installed_module_is_met_with_the_kernels_it_def
     listed = invoke("compile", "liger_kernel.ops.geglu:nope", "--args", "a=fp32[4]", "-t", "sm_90")
     assert listed.exit_code == 2 and listed.stderr.strip().endswith(
         "kernels there: _geglu_tanh_backward_kernel, _geglu_tanh_forward_kernel")
+
+
+def test_sweep_shows_the_stages_a_kernels_heuristics_built_with_not_those_asked_for():
+    """cut-cross-entropy's heuristics set num_stages=4 whatever is asked: both rows are that binary, and say so."""
+    installed_or_skip("cut_cross_entropy")
+    kernel = next(k for k in KERNELS if k["kernel"] == "_indexed_neg_dot_forward_kernel")
+    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "sweep", f"{kernel['module']}:{kernel['kernel']}",
+                           "--args", kernel["args"], "-t", "sm_90", "-m", "num_stages=2,3", "--jobs", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert ", shape the launch's own arguments, dtype bf16;" in lines[0]
+    rows = [line for line in lines[2:4]]
+    assert rows[0].split()[0] == rows[1].split()[0] == "4"
+    assert rows[0].endswith("the kernel's heuristics set num_stages=4 (asked 2)")
+    assert rows[1].endswith("the kernel's heuristics set num_stages=4 (asked 3)")

@@ -31,9 +31,14 @@ def table_rows(s: Sweep, target: str) -> tuple[list[str], list[list[str]]]:
         if r["status"] != "ok":
             body.append(cells + ["-"] * 10 + [f"FAILED: {r['error']}"])
             continue
+        # what the binary was built with: a kernel's @triton.heuristics may set a value over the one asked for
+        built = {k: r[k] if k in ("num_warps", "num_stages") else r["meta"].get(k, r["config"].get(k)) for k in keys}
+        overridden = [f"{k}={built[k]} (asked {r['config'][k]})" for k in keys
+                      if k in r["config"] and built[k] != r["config"][k]]
+        cells = [str(built[k]) for k in keys]
         spill = r["spill_store_bytes"] + r["spill_load_bytes"]
         occ = r.get("occupancy")
-        notes = []
+        notes = [f"the kernel's heuristics set {', '.join(overridden)}"] if overridden else []
         if r.get("launchable") is False:
             notes.append(f"CANNOT LAUNCH: {r.get('reason')}")
         if spill:
@@ -68,11 +73,12 @@ def _time(seconds) -> str:
 
 
 def lines(s: Sweep) -> list[str]:
-    shape = ", ".join(f"{k}={v}" for k, v in s.shape.items())
+    shape = ", ".join(f"{k}={v}" for k, v in s.shape.items()) or "the launch's own arguments"   # --args: no dims
     out = []
     for target in s.targets:
         fixed = _fixed(s, target)
-        out.append(f"{s.kernel} on {target}: {count(len(s.configs), 'configs')}, shape {shape}, dtype {s.dtype}"
+        out.append(f"{s.kernel} on {target}: {count(len(s.configs), 'configs')}, shape {shape}, "
+                   f"dtype {s.dtype}"
                    + (f"; all with {', '.join(f'{k}={v}' for k, v in fixed.items())}" if fixed else ""))
         head, body = table_rows(s, target)
         out += table(list(head), [list(b) for b in body], "r" * (len(head) - 1))   # the flags column reads left
