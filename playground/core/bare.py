@@ -22,6 +22,7 @@ import re
 
 from ..errors import UserError
 from . import dtypes, layouts, work
+from .params import LAUNCH_OPTIONS, split_top_level
 from .spec import AbstractTensor, KernelSpec, Tensor, unwrap
 
 _TENSOR = re.compile(r"^([\w.]+)\[([\d,\s]*)\](\.T)?(?:\(([\d,\s]*)\))?(?:\+(\d+))?$")
@@ -29,15 +30,14 @@ _GRID = re.compile(r"^\(?\s*(\d+(?:\s*[x,]\s*\d+){0,2})\s*,?\s*\)?$")
 _WORD = re.compile(r"^[A-Za-z_][\w.]*$")
 # keywords a launch passes beside the kernel's arguments: Triton's JIT hands them to the backend's options
 # (CUDAOptions, HIPOptions); one a backend lacks is left out for it, as the JIT's own launcher leaves it out
-LAUNCH_KEYWORDS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "launch_cooperative_grid",
-                   "launch_pdl", "waves_per_eu", "matrix_instr_nonkdim", "kpack")
+LAUNCH_KEYWORDS = ("num_warps", "num_stages", *LAUNCH_OPTIONS, "enable_fp_fusion", "launch_cooperative_grid",
+                   "launch_pdl")
 EXAMPLES = ("x=fp16[1024,64], w=float16[64,1024].T, y=fp32[1024,512](1,1024), n=1024, p=0.5, bias=None, "
             "MODE='none', OUT_DTYPE=tl.float32, grid=(8,4)")
 
 
 def parse(text: str) -> dict:
     """`--args` -> {name: ("tensor", dtype, shape, offset, strides) | ("value", v)}, plus "grid"."""
-    from .params import split_top_level
     out = {}
     for item in split_top_level(text):
         name, eq, value = (part.strip() for part in item.partition("="))

@@ -189,8 +189,7 @@ def _asked_for_a_gpu(error: Exception) -> bool:
     """Whether an import failed for want of a GPU somewhere in its package, not in the file itself (FlagGems'
     __init__ looks for one: "No device were detected on your machine"; torch: "Torch not compiled with CUDA")."""
     text = str(error).lower()
-    return any(words in text for words in ("no device", "not compiled with cuda", "active drivers", "no cuda gpus",
-                                           "driver"))
+    return any(words in text for words in ("no device", "not compiled with cuda", "active drivers", "no cuda gpus"))
 
 
 # The files read on a virtual GPU in this process (they ask the device as they load): resolved path -> the target

@@ -18,6 +18,8 @@ Any other operation it lacks still fails, and `run` names it in one line.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 # builder operations whose meaning holds already when launches run one after another, each to its end
 ALREADY_TRUE = ("create_grid_dependency_wait", "create_grid_dependency_launch_dependents")
 
@@ -86,32 +88,49 @@ def _imported_by_name(fn, stand_ins) -> list:
     """libdevice functions a kernel's package imported by name (`from triton.language.extra.libdevice import
     rsqrt`, as Liger-Kernel does): the module attribute patched above is not what those names hold, so each
     such name in a module of the kernel's own package gets its stand-in too, for the launch's time."""
-
-    from triton.language.extra import cuda, libdevice
-    stubs, shimmed = {}, vars(type(stand_ins)) | vars(stand_ins)
-    for module in {libdevice, getattr(cuda, "libdevice", libdevice)}:
-        for name in dir(module):
-            if not name.startswith("_") and name in shimmed:
-                stubs[id(getattr(module, name))] = getattr(stand_ins, name)
-    found = []
-    for module in _package_modules(fn):
-        for name, value in list(vars(module).items()):
-            if id(value) in stubs and not name.startswith("__"):
-                found.append((module, name, stubs[id(value)]))
-    return found
+    stubs = _stubs(stand_ins)
+    return [(module, name, stubs[id(value)]) for module, bound in _package(fn)[1]
+            for name, value in bound if id(value) in stubs]
 
 
 def _package_modules(fn) -> list:
-    """The loaded modules of the kernel's own package (its helper @triton.jit functions live there); none for
-    Triton's own functions (tl.cdiv and the like are interpreted too), whose package holds triton.language, nor
-    torch's (Inductor's kernels), whose modules do not all take attributes."""
+    """The loaded modules of the kernel's own package (its helper @triton.jit functions live there)."""
+    return _package(fn)[0]
+
+
+@lru_cache(maxsize=1)
+def _stubs(stand_ins) -> dict:
+    """id of each libdevice stub that has a stand-in, and of the stand-in itself -> the stand-in: a name bound to
+    either is one to patch, whether or not a launch has patched it already. Read at the first launch, before any
+    launch has patched libdevice's names (stubs and stand-ins live as long as the process)."""
+    from triton.language.extra import cuda, libdevice
+    shimmed = vars(type(stand_ins)) | vars(stand_ins)
+    stubs = {id(getattr(module, name)): getattr(stand_ins, name)
+             for module in {libdevice, getattr(cuda, "libdevice", libdevice)}
+             for name in dir(module) if not name.startswith("_") and name in shimmed}
+    return stubs | {id(stand_in): stand_in for stand_in in stubs.values()}
+
+
+_PACKAGES: dict = {}     # (package, how many modules are loaded) -> its modules, and their public names
+
+
+def _package(fn) -> tuple:
+    """The kernel's package as loaded: its modules, and each module's (name, value) pairs. Asked at every launch
+    and every nested @triton.jit call, so kept until a module is loaded or dropped. None for Triton's own
+    functions (tl.cdiv and the like are interpreted too), whose package holds triton.language, nor for torch's
+    (Inductor's kernels), whose modules do not all take attributes."""
     import sys
     import types
     package = (getattr(fn, "__module__", None) or "").split(".")[0]
     if package in ("", "triton", "torch"):
-        return []
-    return [module for name, module in list(sys.modules.items())
-            if type(module) is types.ModuleType and (name == package or name.startswith(package + "."))]
+        return [], []
+    key = (package, len(sys.modules))
+    if key not in _PACKAGES:
+        modules = [module for name, module in list(sys.modules.items())
+                   if type(module) is types.ModuleType and (name == package or name.startswith(package + "."))]
+        _PACKAGES[key] = (modules, [(m, [(k, v) for k, v in vars(m).items() if not k.startswith("__")])
+                                    for m in modules])
+    return _PACKAGES[key]
 
 
 def _counting(make_range):

@@ -36,20 +36,19 @@ def _describe(param, value) -> dict:
 
 def _runtime(value) -> dict:
     """A runtime argument as the binder sees it; a tuple (of tensors, scalars, tuples) item by item."""
-    entry: dict = {}
     if isinstance(value, tuple):
         return {"kind": "tuple", "items": [_runtime(v) for v in value]}
     if hasattr(value, "data_ptr") and hasattr(value, "stride"):
-        return entry | {"kind": "tensor", "shape": list(value.shape), "strides": list(value.stride()),
-                        "dtype": str(value.dtype).removeprefix("torch."), "address_mod_16": value.data_ptr() % 16,
-                        "span_bytes": _span_bytes(value)}
+        return {"kind": "tensor", "shape": list(value.shape), "strides": list(value.stride()),
+                "dtype": str(value.dtype).removeprefix("torch."), "address_mod_16": value.data_ptr() % 16,
+                "span_bytes": _span_bytes(value)}
     if type(value).__name__ == "TensorDescriptor":
-        return entry | {"kind": "tensordesc", "base": _runtime(value.base), "shape": list(value.shape),
-                        "strides": list(value.strides), "block_shape": list(value.block_shape),
-                        "padding": value.padding, "round_f32_to_tf32": bool(getattr(value, "round_f32_to_tf32", False))}
+        return {"kind": "tensordesc", "base": _runtime(value.base), "shape": list(value.shape),
+                "strides": list(value.strides), "block_shape": list(value.block_shape),
+                "padding": value.padding, "round_f32_to_tf32": bool(getattr(value, "round_f32_to_tf32", False))}
     if value is None or isinstance(value, (bool, int, float)):
-        return entry | {"kind": "scalar", "value": value}
-    return entry | {"kind": "other", "value": repr(value)[:80]}
+        return {"kind": "scalar", "value": value}
+    return {"kind": "other", "value": repr(value)[:80]}
 
 
 def _span_bytes(t) -> int:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+from pathlib import Path
 
 import torch
 from torch.overrides import TorchFunctionMode
@@ -395,7 +396,7 @@ def _route_registered_cuda_kernels(device_mode: DeviceMode) -> None:
     torch.library.Library.impl = impl
 
 
-_TORCH = str(__import__("pathlib").Path(torch.__file__).parent)
+_TORCH = str(Path(torch.__file__).parent)
 
 
 def _registered_by_torch() -> bool:
