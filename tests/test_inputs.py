@@ -30,7 +30,7 @@ def test_each_class_draws_what_it_names():
 
 
 def test_integer_extremes_reach_both_limits():
-    x = inputs._draw("extremes", (1000,), torch.int32, torch.Generator().manual_seed(0))
+    x = inputs.draw("extremes", (1000,), torch.int32, torch.Generator().manual_seed(0))
     assert x.min() == torch.iinfo(torch.int32).min and x.max() == torch.iinfo(torch.int32).max
 
 

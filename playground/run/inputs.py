@@ -12,6 +12,9 @@
 - neg_inf: about a quarter of each row -inf, never a whole row (a spec names it where its
   reference defines the result, as softmax's does).
 - extremes: integers at their type's limits and next to them.
+- spiky: N(0, 1) with about one element in 256 (at least one) replaced by +-50..100. An answer
+  that assumes its inputs are N(0, 1), or reads only a sample of them, misses the spikes; a
+  softmax without the row maximum overflows fp32 on them (exp(x) past x = 88.7).
 
 All draw from one seeded generator on the CPU, so every device and every run sees the same
 numbers. A spec's `generators` names the ones it supports; otherwise its dtypes decide.
@@ -26,8 +29,9 @@ GENERATORS = {
     "equal": "each row one value",
     "neg_inf": "rows with -inf entries",
     "extremes": "integer limits",
+    "spiky": "N(0, 1), a few +-50..100",
 }
-SCALING = ("large", "huge")      # generators that scale the values: check scales atol with the outputs
+SCALING = ("large", "huge", "spiky")      # generators that scale the values: check scales atol with the outputs
 FLOAT_DEFAULT = ("randn", "large", "negative", "equal")
 INT_DEFAULT = ("randn", "extremes")
 
@@ -60,11 +64,12 @@ def values(spec, shape: dict, dtype: str, seed: int, generator: str = "randn") -
     for name in spec.inputs:
         dims = spec.tensors[name].dims(shape)
         tdtype = torch_dtype(spec.tensor_dtype(name, dtype))
-        out[name] = _draw(generator, dims, tdtype, gen).to(tdtype)
+        out[name] = draw(generator, dims, tdtype, gen).to(tdtype)
     return out
 
 
-def _draw(generator: str, dims: tuple, tdtype, gen):
+def draw(generator: str, dims: tuple, tdtype, gen):
+    """One tensor's values by `generator` from the seeded `gen` (fp64 or int64 before the cast to `tdtype`)."""
     import torch
     if tdtype == torch.bool:       # a mask: every generator draws one at random (randn as it always did)
         return torch.randint(-100, 100, dims, generator=gen) != 0 if generator == "randn" else \
@@ -91,6 +96,13 @@ def _draw(generator: str, dims: tuple, tdtype, gen):
         return -(x.abs() + 1)
     if generator == "equal":
         return _rows_equal(torch.randn(_row_shape(dims), generator=gen).double(), dims)
+    if generator == "spiky":
+        spikes = torch.rand(dims, generator=gen) < 1 / 256
+        if x.numel() and not bool(spikes.any()):
+            spikes.view(-1)[int(torch.randint(0, x.numel(), (1,), generator=gen))] = True
+        size = 50 + 50 * torch.rand(dims, generator=gen).double()
+        sign = torch.where(torch.rand(dims, generator=gen) < 0.5, -1.0, 1.0).double()
+        return torch.where(spikes, sign * size, x)
     if generator == "neg_inf":
         drop = torch.rand(dims, generator=gen) < 0.25
         if len(dims) >= 1 and dims[-1] > 0:
