@@ -42,6 +42,9 @@ _ON_GPU = "_playground_on_gpu"         # the mark such a tensor carries (torch t
 _DEVICE, _IS_CUDA = torch.Tensor.device, torch.Tensor.is_cuda
 
 # torch ops skipped (shape only) inside a timing loop: the ones whose CPU cost explodes at GPU sizes.
+# torch's allocating factories: what they return is fresh memory (check's poison fills it: virtual/judge/draws.py)
+FRESH_MEMORY = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
+
 SKIPPED_WHEN_TIMING = {"matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "einsum", "linear", "__matmul__",
                        "scaled_dot_product_attention", "conv1d", "conv2d", "conv3d", "tensordot"}
 
@@ -105,6 +108,8 @@ class DeviceMode(TorchFunctionMode):
             return _placed(tensor, wanted)      # moved without a copy (both sides are the CPU): a view that says so
         if wanted or (wanted is None and _any_on_gpu(args, kwargs)):
             _mark(result)
+            if name in FRESH_MEMORY and _state["fresh_memory"] is not None and isinstance(result, torch.Tensor):
+                _state["fresh_memory"](result)
         return result
 
 
@@ -157,7 +162,8 @@ def _shape_only(func, args, kwargs):
 
 # what install() set up: the VirtualGPU, the current stream, and the host's modelled clock (session.py
 # connects it to the capture's; a process that only reads kernels has none, and waits for nothing)
-_state: dict = {"gpu": None, "stream": None, "host_now": lambda: 0.0, "host_waits": lambda until: None}
+_state: dict = {"gpu": None, "stream": None, "host_now": lambda: 0.0, "host_waits": lambda until: None,
+                "fresh_memory": None}     # called on each GPU tensor torch allocates uninitialised (FRESH_MEMORY)
 
 
 def _stream_id(stream) -> int:

@@ -1,0 +1,106 @@
+"""Everything a check draws at random, seeded, on the CPU, so that the subject's process and this one draw the
+same numbers without sending them: inputs by class (run/inputs.py's generators), module parameters by name,
+gradients for the backward pass."""
+from __future__ import annotations
+
+import zlib
+
+from ...run import inputs as generators
+from .arguments import Inputs, TensorArg
+
+
+def tensors(inputs: Inputs, sizes: dict, seed: int, generator: str = "randn") -> dict:
+    """The arguments of one `--inputs` set at `sizes`: tensors drawn by `generator`, values as given."""
+    import torch
+
+    from ...core.dtypes import torch_dtype
+    gen = torch.Generator().manual_seed(seed)
+    out = {}
+    for arg in inputs.args:
+        if isinstance(arg, TensorArg):
+            tdtype = torch_dtype(arg.dtype)
+            out[arg.name] = generators.draw(generator, arg.shape(sizes), tdtype, gen).to(tdtype)
+        else:
+            out[arg.name] = sizes.get(arg.value, arg.value) if isinstance(arg.value, str) else arg.value
+    return out
+
+
+def reclassed(values: list, seed: int, generator: str) -> list:
+    """A KernelBench problem's own inputs with every floating tensor redrawn by `generator` (same shape and
+    dtype); integer tensors (indices, labels) keep their meaning and their values."""
+    import torch
+    if generator == "randn":
+        return values
+    gen = torch.Generator().manual_seed(seed)
+    return [generators.draw(generator, tuple(v.shape), v.dtype, gen).to(v.dtype)
+            if isinstance(v, torch.Tensor) and v.is_floating_point() else v for v in values]
+
+
+def parameter(seed: int, name: str, shape: tuple, dtype, mean: float, std: float):
+    """A module's parameter `name`, drawn around its initialisation's own scale: mean + std * N(0, 1), with std 1
+    where the initialisation is constant (a norm's weight of ones, a bias of zeros), so code that ignores its
+    weights cannot pass on the default initialisation. Seeded by (seed, name): both processes draw it alike."""
+    import torch
+    gen = torch.Generator().manual_seed(seed * 1_000_003 + zlib.crc32(name.encode()))
+    spread = std if std > 0 else 1.0
+    return (mean + spread * torch.randn(shape, generator=gen, dtype=torch.float64)).to(dtype)
+
+
+def scale_of(tensor) -> tuple[float, float]:
+    """(mean, std) of a parameter's initial values: the scale its draw keeps."""
+    t = tensor.detach().double()
+    if t.numel() < 2:
+        return float(t.mean()) if t.numel() else 0.0, 0.0
+    return float(t.mean()), float(t.std())
+
+
+def gradient(seed: int, index: int, shape: tuple, dtype):
+    """The gradient fed to output `index` in a backward check: N(0, 1), seeded by (seed, index)."""
+    import torch
+    gen = torch.Generator().manual_seed(seed * 7919 + 104729 + index)
+    return torch.randn(shape, generator=gen, dtype=torch.float64).to(dtype)
+
+
+# Fresh memory the subject allocates is filled with these bit patterns (guards.py looks for them in the outputs):
+# quiet NaNs with a payload no arithmetic produces (an operation on NaN returns the canonical NaN, payload 0 or
+# the operand's), and 0x5A bytes for integers.
+POISON_BITS = {"float32": 0x7FC0DEAD, "float16": 0x7E5A, "bfloat16": 0x7FAD, "float64": 0x7FF8_0000_DEAD_BEEF}
+POISON_BYTE = 0x5A
+
+
+def poison(tensor) -> None:
+    """Fill `tensor` (fresh memory) with the poison of its dtype, in place."""
+    import torch
+    name = str(tensor.dtype).removeprefix("torch.")
+    if tensor.numel() == 0:
+        return
+    with torch._C.DisableTorchFunction():
+        if name in POISON_BITS:
+            bits = {"float32": torch.int32, "float16": torch.int16, "bfloat16": torch.int16,
+                    "float64": torch.int64}[name]
+            value = POISON_BITS[name]
+            if value >= 1 << (torch.iinfo(bits).bits - 1):
+                value -= 1 << torch.iinfo(bits).bits
+            _raw(tensor, bits).fill_(value)
+        elif tensor.dtype != torch.bool:
+            _raw(tensor, torch.uint8).fill_(POISON_BYTE)
+
+
+def poisoned(tensor):
+    """A bool tensor: which elements of `tensor` still hold the poison (None for dtypes without one)."""
+    import torch
+    name = str(tensor.dtype).removeprefix("torch.")
+    if name not in POISON_BITS or tensor.numel() == 0:
+        return None
+    bits = {"float32": torch.int32, "float16": torch.int16, "bfloat16": torch.int16, "float64": torch.int64}[name]
+    value = POISON_BITS[name]
+    if value >= 1 << (torch.iinfo(bits).bits - 1):
+        value -= 1 << torch.iinfo(bits).bits
+    return tensor.contiguous().view(bits) == value
+
+
+def _raw(tensor, bits):
+    """The tensor's storage, every byte it spans, as `bits` (fresh memory: it may be strided)."""
+    import torch
+    storage = tensor.untyped_storage()
+    return torch.empty(0, dtype=torch.uint8).set_(storage).view(bits)

@@ -1,0 +1,79 @@
+"""A check of real code in words: one line a case, the guards that fired with what they saw, the launches that
+did the work, the protections in force; for many solutions, one row each."""
+from __future__ import annotations
+
+import os
+import sys
+
+from ... import text as painting
+from .verdict import Verdict, Verdicts
+
+def paint(text: str, style: str) -> str:
+    """Colour only where standard output is a terminal that takes it (the command prints the lines as they are)."""
+    return painting.paint(text, style, sys.stdout.isatty() and os.environ.get("TERM") != "dumb")
+
+
+MARK = {"pass": ("PASS", "green"), "fail": ("FAIL", "red"), "error": ("ERROR", "red"), "skip": ("skip", "yellow")}
+
+
+def lines(result, debug: bool = False) -> list[str]:
+    if isinstance(result, Verdicts):
+        return _rows(result)
+    return _one(result, debug)
+
+
+def _one(v: Verdict, debug: bool) -> list[str]:
+    out = [f"{v.subject} ({v.kind or 'not loaded'}) against {v.reference}", f"  on {v.mode}" if v.mode else ""]
+    for f in v.findings:
+        out.append(paint(f"  {f.guard}: {f.message}", "red"))
+    for c in v.cases:
+        word, colour = MARK[c.status]
+        launched = _launches(c.launches)
+        out.append(f"  {paint(word, colour):<6} {c.label}" + (f"  [{', '.join(c.guards)}]" if c.guards else "") +
+                   (f"  {launched}" if launched else ""))
+        for f in c.findings[:6]:
+            out.append(f"         {f.guard}: {f.message}")
+        if c.note:
+            out.append(f"         {c.note}")
+    sizes = {tuple(sorted(s["sizes"].items())) for s in v.sizes}
+    if sizes:
+        out.append("  sizes checked: " + "; ".join(", ".join(f"{k}={val}" for k, val in s) for s in sorted(sizes)))
+    out.append(f"  launches: {v.launches} made, {v.completed} completed in the interpreter" +
+               (f"; kernels: {', '.join(v.kernels)}" if v.kernels else "; no Triton kernel ran"))
+    for var in v.variants:
+        out.append(f"    variant {var.get('id')}: {var.get('kernel')} num_warps={var.get('num_warps')} "
+                   f"num_stages={var.get('num_stages')}")
+    out.append("  protections: " + "; ".join(v.protections.get("in_force", [])))
+    for missing in v.protections.get("not_in_force", []):
+        out.append(paint(f"  not in force: {missing}", "yellow"))
+    if v.seconds:
+        out.append("  time: " + ", ".join(f"{k} {s:.1f} s" for k, s in v.seconds.items()))
+    passed = sum(c.status == "pass" for c in v.cases)
+    verdict = "PASS" if v.ok else "FAIL"
+    fired = f"; guards fired: {', '.join(v.guards)}" if v.guards else ""
+    out.append(paint(f"{verdict}: {passed} of {len(v.cases)} cases pass{fired}", "green" if v.ok else "red"))
+    return [line for line in out if line]
+
+
+def _launches(launches: list[dict]) -> str:
+    if not launches:
+        return ""
+    names = list(dict.fromkeys(f"{r.get('kernel')}{tuple(r.get('grid') or ())}" for r in launches))
+    return f"{len(launches)} launch{'es' if len(launches) > 1 else ''}: {', '.join(names[:3])}" + \
+        (" ..." if len(names) > 3 else "")
+
+
+def _rows(result: Verdicts) -> list[str]:
+    out = []
+    width = max((len(v.subject) for v in result.verdicts), default=8)
+    for v in result.verdicts:
+        word = paint("PASS", "green") if v.ok else paint("FAIL", "red")
+        passed = sum(c.status == "pass" for c in v.cases)
+        why = ", ".join(v.guards) or ""
+        first = next((f.message for f in v.findings), None) or next(
+            (f.message for c in v.cases for f in c.findings), None) or next(
+            (c.note for c in v.cases if c.status == "error"), "")
+        out.append(f"{word}  {v.subject:<{width}}  {passed}/{len(v.cases)} cases" + (f"  [{why}]" if why else "") +
+                   (f"  {first[:120]}" if first and not v.ok else ""))
+    out.append(f"{sum(v.ok for v in result.verdicts)} of {len(result.verdicts)} solutions pass")
+    return out
