@@ -98,16 +98,18 @@ def _compile(task: dict) -> dict:
     return pool._work(task)
 
 
-def in_ray(tasks: list[dict], workers: int, finish, timeout: float | None = None, address: str = "local") -> int:
+def in_ray(tasks: list[dict], workers: int, finish, timeout: float | None = None, address: str = "local",
+           work=None) -> int:
     """Run tasks as Ray tasks, at most `workers` at once; `finish(task, row)` as each completes.
 
+    `work` (a module-level function of a task) replaces the sweep's compile: `check` sends its solutions so.
     Returns how many ran at once (a cluster may have fewer CPUs than `workers`). If this is
     interrupted (Ctrl-C, SIGTERM), the tasks in flight are cancelled, their processes killed,
     and a Ray instance started here is stopped with all its processes.
     """
     ray = check(address)
     with _signal_named(), _session(ray, address, workers) as (width, runtime_env):
-        remote = ray.remote(_compile).options(max_retries=0, num_cpus=1, runtime_env=runtime_env)
+        remote = ray.remote(work or _compile).options(max_retries=0, num_cpus=1, runtime_env=runtime_env)
         queue = sorted(tasks, key=lambda t: t["index"])[::-1]      # popped from the end, in order
         flight: dict = {}                                           # ref -> (task, deadline)
         try:

@@ -140,6 +140,8 @@ def _run_case(subject: Subject, case: dict, settings: dict, recorder, out: Path)
             saved["outputs"] = [(n, _plain(t)) for n, t in outputs if t is not None]
             result["outputs"] = [_describe(n, t) for n, t in outputs]
             if backward:
+                saved["inputs_after_forward"] = [(n, _plain(a)) for n, a in zip(names, args)
+                                                 if isinstance(a, torch.Tensor)]
                 saved["grads"] = _backward(outputs, names, args, module, case["seed"])
         finally:
             _WATCHING["on"] = False

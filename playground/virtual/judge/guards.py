@@ -174,8 +174,8 @@ def _scale(name: str, g, e, case, dtype: str, other_answers: list) -> list[Findi
             best, best_error = label, err
     if best is None or error * SCALE_MARGIN <= best_error:
         return []
-    return [Finding("scale", f"{name}: relative error {error:.3g}, no better than {SCALE_MARGIN:g}x closer than "
-                             f"{best} ({best_error:.3g})")]
+    return [Finding("scale", f"{name}: relative error {error:.3g}, not {SCALE_MARGIN:g}x below that of {best} "
+                             f"({best_error:.3g})")]
 
 
 def _backward(case, saved: dict, expected, settings: dict, baseline_scale: dict) -> list[Finding]:
@@ -200,19 +200,24 @@ def _backward(case, saved: dict, expected, settings: dict, baseline_scale: dict)
 
 def _inputs(case, saved: dict) -> list[Finding]:
     import torch
+    forward = dict(saved.get("inputs_after_forward") or saved.get("inputs_after") or [])
     after = dict(saved.get("inputs_after") or [])
     out = []
     for name, before in case.args:
         if not isinstance(before, torch.Tensor) or name not in after:
             continue
-        now = after[name]
-        same = now.shape == before.shape and now.dtype == before.dtype and bool(
-            (_bits(now) == _bits(before)).all())
-        if not same:
+        when = "the call" if not _same(forward.get(name, after[name]), before) else \
+            ("the backward pass" if not _same(after[name], before) else None)
+        if when:
+            now = forward[name] if when == "the call" else after[name]
             changed = int((_bits(now) != _bits(before)).sum()) if now.shape == before.shape else now.numel()
-            out.append(Finding("inputs", f"the call changed its input {name} ({changed} of {before.numel()} "
+            out.append(Finding("inputs", f"{when} changed its input {name} ({changed} of {before.numel()} "
                                          f"elements); --allow-inplace allows it"))
     return out
+
+
+def _same(now, before) -> bool:
+    return now.shape == before.shape and now.dtype == before.dtype and bool((_bits(now) == _bits(before)).all())
 
 
 def launch_findings(launches: list[dict], require_triton: bool) -> list[Finding]:
