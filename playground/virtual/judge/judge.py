@@ -30,7 +30,7 @@ class Request:
     sets: dict = field(default_factory=dict)     # --set, for a KernelBench problem
     target: str | None = "sm_90"          # a target label; None: this machine's GPU
     seed: int = 0
-    seeds: int = 3
+    seeds: int | None = None              # None: 2 with quick, else 3
     quick: bool = False
     backward: bool = False
     allow_inplace: bool = False
@@ -40,6 +40,10 @@ class Request:
     timeout: float = 600.0
     memory_gb: float = DEFAULT_MEMORY_GB
     contain: bool = True
+
+    def __post_init__(self):
+        if self.seeds is None:
+            self.seeds = 2 if self.quick else 3
 
     @property
     def kernelbench(self) -> bool:
@@ -131,7 +135,7 @@ def check_one(request: Request, shared: Plan | None = None, progress=None) -> Ve
 
 def check_many(request: Request, subjects: list[str], jobs: int, ray: str | None = None, progress=None) -> Verdicts:
     """Every subject against the one reference, at most `jobs` at once (each in its own sandboxed process)."""
-    shared = plan(request)
+    shared = plan(replace(request, subject=subjects[0]))
     for case in shared.cases:        # a KernelBench reference does not depend on the solution: computed once
         if shared.kind == "kernelbench":
             shared.expected[case.id] = shared.reference.expected(case, {}, request.backward)
@@ -236,6 +240,9 @@ def _judge(verdict: Verdict, shared: Plan, answer: dict | None, results: Path, c
             cv.status = "fail"
         verdict.cases.append(cv)
     _attribute(verdict.cases)
+    baseline = verdict.cases[0] if verdict.cases else None
+    if baseline is not None and baseline.status == "skip":
+        verdict.findings.append(guards.Finding("reference", f"the baseline case could not be judged: {baseline.note}"))
     verdict.findings += [f for f in guards.launch_findings(all_launches, request.require_triton) if f.guard == "work"]
     verdict.launches = len(all_launches)
     verdict.completed = sum(1 for r in all_launches if r.get("executed") and not r.get("error"))
@@ -330,7 +337,8 @@ def _needed_paths(subject_file: Path | None) -> list[Path]:
     from ...lifecycle import PROJECT_ROOT
     paths = {Path(sys.prefix), Path(sys.base_prefix), Path(os.path.realpath(sys.executable)).parent.parent,
              Path(PROJECT_ROOT)}
-    paths |= {Path(p) for p in sys.path if p and os.path.isdir(p)}
+    # a folder under /tmp on the path is some tool's (torch's compile cache), not the code's: the sandbox's own /tmp
+    paths |= {Path(p) for p in sys.path if p and os.path.isdir(p) and not p.startswith(tempfile.gettempdir())}
     if subject_file is not None:
         paths.add(subject_file.parent)
     return sorted({Path(os.path.realpath(p)) for p in paths})

@@ -131,28 +131,35 @@ def run(box: Sandbox, settings: dict, timeout: float) -> tuple[int | None, str]:
         try:
             code = child.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill(child)
             code = None
-        except BaseException:
+        finally:              # what it started and left behind (a fork bomb's children) goes with it
             _kill(child)
-            raise
     tail = log.read_text(errors="replace")[-4000:] if log.exists() else ""
     return code, tail
 
 
 def _kill(child: subprocess.Popen) -> None:
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    child.wait()
+    """SIGKILL to the child's process group, then wait until it is empty (a few seconds at most)."""
+    import time
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            break
+        if child.poll() is None:
+            child.wait()
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
 
 
 def _env(scratch: Path) -> dict:
     from ...lifecycle import child_env
     env = child_env(TRITON_INTERPRET=None, HOME=str(scratch), TMPDIR=str(scratch / "tmp"),
                     TRITON_CACHE_DIR=str(scratch / "triton-cache"), PYTHONDONTWRITEBYTECODE="1",
-                    XDG_CACHE_HOME=str(scratch / "tmp"))
+                    XDG_CACHE_HOME=str(scratch / "tmp"), TORCHINDUCTOR_CACHE_DIR=str(scratch / "tmp" / "inductor"),
+                    USER="nobody", LOGNAME="nobody")
     return env
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 GUARDS = ("form", "memory", "nonfinite", "tolerance", "scale", "inputs", "sanitizer", "work", "reach",
-          "containment", "seeds", "shapes", "values", "layouts", "backward")
+          "containment", "seeds", "shapes", "values", "layouts", "backward", "load", "reference")
 
 
 @dataclass

@@ -1,0 +1,156 @@
+"""`playground check ... --ref`: real code against PyTorch. A real project's wrapper, module and autograd
+Function (Liger-Kernel, installed by the test extra) pass unmodified, forward and backward; code that is wrong
+in the ways a weak check lets through fails, each with the guard that should fire; the sandbox holds against
+escapes through libc."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+
+pytest.importorskip("torch")
+from playground.virtual.judge import judge, problem, sandbox  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "tests" / "data" / "check_code"
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux's")
+
+
+def check(subject, ref, **kw):
+    kw.setdefault("quick", True)
+    return judge.check_one(judge.Request(subject=str(subject), ref=ref, **kw))
+
+
+def fired(verdict) -> set:
+    return set(verdict.guards)
+
+
+def cli(*args):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, str(ROOT / "cli.py"), *map(str, args)], capture_output=True, text=True,
+                          env=env, cwd=ROOT)
+
+
+# --- a real project's code, unmodified --------------------------------------------------------------
+def test_a_real_wrapper_passes_and_names_its_kernel():
+    v = check("liger_kernel.transformers.functional:liger_swiglu", "F.silu(a) * b",
+              inputs=["a=fp32[32,781], b=fp32[32,781]"])
+    assert v.ok, v.guards
+    assert v.kind == "function" and v.kernels == ["_swiglu_forward_kernel"]
+    assert [c.label for c in v.cases] == ["seed 0", "seed 1", "spiky inputs", "another shape (32 -> 23, 781 -> 585)"]
+    assert v.completed == v.launches == 4
+    assert all(c.launches[0]["grid"] == [23 if "another" in c.label else 32, 1, 1] for c in v.cases)
+
+
+def test_a_real_module_passes_with_its_weight_drawn_at_random():
+    v = check("liger_kernel.transformers.rms_norm:LigerRMSNorm",
+              "F.rms_norm(x, (781,), model.weight, model.variance_epsilon)", inputs=["x=fp32[16,781]"],
+              init="hidden_size=781")
+    assert v.ok, [f.message for c in v.cases for f in c.findings]
+    assert v.kind == "module" and v.kernels == ["_rms_norm_forward_kernel"]
+
+
+def test_a_real_autograd_function_passes_forward_and_backward_and_its_in_place_gradients_are_told():
+    args = dict(inputs=["a=fp32[16,300], b=fp32[16,300]"], backward=True)
+    strict = check("liger_kernel.ops.swiglu:LigerSiLUMulFunction", "F.silu(a) * b", **args)
+    # Liger's swiglu backward stores da and db into a and b (ops/swiglu.py): a change to the inputs, in backward
+    assert fired(strict) == {"inputs"}
+    assert all("the backward pass changed its input" in f.message for c in strict.cases for f in c.findings)
+    allowed = check("liger_kernel.ops.swiglu:LigerSiLUMulFunction", "F.silu(a) * b", allow_inplace=True, **args)
+    assert allowed.ok and allowed.kernels == ["_swiglu_forward_kernel", "_swiglu_backward_kernel"]
+
+
+# --- our own code, right and wrong --------------------------------------------------------------------
+def test_a_module_that_ignores_its_weights_fails_though_the_default_initialisation_would_pass():
+    ref = "F.layer_norm(x, (x.shape[-1],), model.weight, model.bias, model.eps)"
+    good = check(f"{DATA}/norms.py:TritonLayerNorm", ref, inputs=["x=fp32[8,300]"], init="hidden_size=300")
+    assert good.ok, [f.message for c in good.cases for f in c.findings]
+    bad = check(f"{DATA}/norms.py:LayerNormIgnoringWeights", ref, inputs=["x=fp32[8,300]"], init="hidden_size=300")
+    assert not bad.ok and {"tolerance", "scale"} <= fired(bad)
+
+
+def test_a_wrong_backward_fails_where_the_forward_passes():
+    good = check(f"{DATA}/norms.py:Cube", "x ** 3", inputs=["x=fp32[4,200]"], backward=True)
+    assert good.ok, [f.message for c in good.cases for f in c.findings]
+    bad = check(f"{DATA}/norms.py:CubeWrongBackward", "x ** 3", inputs=["x=fp32[4,200]"], backward=True)
+    assert fired(bad) == {"backward"}
+    assert all(any(f.message.startswith("tolerance: grad x") for f in c.findings) for c in bad.cases)
+
+
+def test_strided_inputs_catch_a_kernel_that_assumes_contiguous_rows_and_sizes_by_name_follow_shape():
+    v = check(f"{DATA}/rms.py:rms_norm", "F.rms_norm(x, (N,), w, 1e-6)", quick=False, seeds=1,
+              inputs=["x=fp16[M,N], w=fp16[N], eps=1e-6"], shapes=[{"M": 9, "N": 300}])
+    by_label = {c.label: c for c in v.cases}
+    assert set(by_label) == {"seed 0", "large inputs", "negative inputs", "equal inputs", "spiky inputs",
+                             "strided tensors", "another shape (M=6, N=224)"}
+    strided = by_label["strided tensors"]
+    assert strided.status == "fail" and strided.guards[0] == "layouts" and "memory" in strided.guards
+    assert all(c.status == "pass" for label, c in by_label.items() if label != "strided tensors")
+
+
+def test_the_reference_may_be_a_file_and_one_that_cannot_run_the_baseline_fails_the_check():
+    inputs = ["x=fp32[4,64], w=fp32[64], eps=1e-6"]
+    v = check(f"{DATA}/rms.py:rms_norm", f"{DATA}/norms.py:rms_reference", inputs=inputs)
+    assert v.ok, v.guards
+    wrong = check(f"{DATA}/rms.py:rms_norm", f"{DATA}/norms.py:Cube", inputs=inputs)   # Cube takes one argument
+    assert fired(wrong) == {"reference"} and "TypeError" in wrong.findings[0].message
+
+
+# --- containment ----------------------------------------------------------------------------------
+@pytest.mark.skipif(sandbox.shutil.which("bwrap") is None, reason="bubblewrap is not installed")
+def test_escapes_through_libc_are_stopped_by_the_kernel_enforced_layers(tmp_path):
+    outside = ROOT / "tests" / "data" / "check_code" / "escaped.txt"
+    assert not outside.exists()
+    before = {p.pid for p in psutil.process_iter()}
+    verdicts = judge.check_many(judge.Request(subject="", ref="x * 2", inputs=["x=fp32[8]"], quick=True, seeds=1),
+                                [f"{DATA}/escapes.py:write_elsewhere", f"{DATA}/escapes.py:open_socket",
+                                 f"{DATA}/escapes.py:fork_without_end"], jobs=1)
+    write, connect, fork = verdicts.verdicts
+    assert not outside.exists()
+    assert "[Errno 30]" in write.cases[0].note          # EROFS: bubblewrap's read-only file system
+    assert "Network is unreachable" in connect.cases[0].note or "connect refused" in connect.cases[0].note
+    assert "fork refused after" in fork.cases[0].note and "Errno 11" in fork.cases[0].note
+    children = int(fork.cases[0].note.split("after ")[1].split()[0])
+    assert children < sandbox.PROCESSES
+    assert "the unprivileged user nobody" in " ".join(fork.protections["in_force"])
+    leftover = [p for p in psutil.process_iter() if p.pid not in before and "judge.child" in " ".join(p.cmdline())]
+    assert not leftover
+
+
+def test_a_solution_past_its_time_is_stopped_with_everything_it_started(tmp_path):
+    slow = tmp_path / "slow.py"
+    slow.write_text("import time\n\ndef f(x):\n    time.sleep(300)\n    return x\n")
+    v = check(f"{slow}:f", "x", inputs=["x=fp32[4]"], timeout=20)
+    assert not v.ok and any("stopped (--timeout)" in f.message for f in v.findings)
+
+
+# --- KernelBench's problem files -----------------------------------------------------------------------
+def test_a_problem_file_is_read_with_its_sizes_overridden(tmp_path):
+    source = tmp_path / "p.py"
+    source.write_text("import torch\nbatch_size = 16\ndim = 1024\nwide = dim * 2\nreduce_dim = 1\n"
+                      "class Model(torch.nn.Module):\n    def forward(self, x):\n        return x.sum(reduce_dim)\n"
+                      "def get_inputs():\n    return [torch.randn(batch_size, wide)]\n"
+                      "def get_init_inputs():\n    return []\n")
+    p = problem.load(source, {"dim": 10})
+    assert p.sizes == {"batch_size": 16, "dim": 10, "reduce_dim": 1}
+    assert p.inputs(0)[0].shape == (16, 20)          # `wide` follows the changed `dim`
+    assert problem.other_sizes(p.sizes) == [{"batch_size": 11, "dim": 7}, {"batch_size": 8, "dim": 5}]
+    assert problem.is_problem(source)
+
+
+def test_bad_input_is_one_line_and_exit_2():
+    r = cli("check", f"{DATA}/rms.py:rms_norm", "--ref", "x", "--inputs", "x=fp99[4]")
+    assert r.returncode == 2 and "unknown dtype 'fp99'" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    r = cli("check", f"{DATA}/rms.py:rms_norm", "--inputs", "x=fp32[4]")
+    assert r.returncode == 2 and "--ref" in r.stderr
+
+
+def test_the_cli_prints_the_verdict_and_exits_1_on_a_failure():
+    r = cli("check", f"{DATA}/norms.py:CubeWrongBackward", "--ref", "x ** 3", "--inputs", "x=fp32[4,64]", "--quick",
+            "--backward", "--json")
+    assert r.returncode == 1, r.stderr
+    report = json.loads(r.stdout)
+    assert report["ok"] is False and report["guards_fired"] == ["backward"] and report["kind"] == "autograd"
