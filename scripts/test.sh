@@ -43,6 +43,19 @@ install_chromium() {
 # torch is pinned to 2.13.0: its CPU build is what these machines carry (a plain `torch` would
 # pull a multi-GB CUDA build). Triton is pinned to the versions the suite covers.
 stage "install chromium and chromium-driver (the browser tests)" install_chromium
+# `check --ref` runs untrusted code under bubblewrap where it is installed (virtual/judge/sandbox.py): read-only file
+# system, no network, a process namespace. Installed as chromium is; without it those protections are reported
+# missing and the test that needs them skips.
+install_bubblewrap() {
+  if command -v bwrap >/dev/null; then return 0; fi
+  if [[ $(id -u) -ne 0 ]] || ! command -v apt-get >/dev/null; then
+    echo "bubblewrap is not installed (needs root and apt): the sandbox's kernel-enforced test will skip"
+    return 0
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap >/dev/null \
+    || { apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q bubblewrap >/dev/null; }
+}
+stage "install bubblewrap (check's sandbox)" install_bubblewrap
 stage "install .venv (triton 3.9, torch 2.13 CPU)" make_venv .venv torch==2.13.0 triton==3.9.0 -e ".[test]"
 # Real projects' own test suites, as their source distributions ship them (tests/third_party/suites.txt pins each
 # by version and sha256); tests/test_third_party_suites.py runs them under `playground run -m pytest`.

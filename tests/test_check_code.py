@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import psutil
 import pytest
+
+from playground import report as schemas
 
 pytest.importorskip("torch")
 from playground.virtual.judge import judge, problem, sandbox  # noqa: E402
@@ -153,4 +156,5 @@ def test_the_cli_prints_the_verdict_and_exits_1_on_a_failure():
             "--backward", "--json")
     assert r.returncode == 1, r.stderr
     report = json.loads(r.stdout)
+    jsonschema.validate(report, schemas.schema("check"))
     assert report["ok"] is False and report["guards_fired"] == ["backward"] and report["kind"] == "autograd"

@@ -1,0 +1,78 @@
+"""`check ... --ref`: the options and the call of a check of real code (virtual/judge), kept out of cmd_check so
+that the command stays one screen."""
+from __future__ import annotations
+
+import click
+
+from .common import debug, progress
+from .options import stack
+
+options = stack(
+    click.option("--ref", default=None, metavar="EXPR | FILE.py:NAME | PROBLEM.py",
+                  help="Check real code: the PyTorch reference, an expression over the input names (torch, F and "
+                       "`model` in scope), a function, module or autograd.Function, or a KernelBench problem file."),
+    click.option("--inputs", "inputs", multiple=True, metavar='"x=fp16[M,781], eps=1e-6"',
+                  help="With --ref: the call's arguments in order, tensors as DTYPE[DIMS]; repeat for more sets."),
+    click.option("--init", default=None, metavar='"hidden_size=781, eps=1e-6"',
+                  help="With --ref: the keywords an nn.Module class is built with."),
+    click.option("--set", "sets", multiple=True, metavar="NAME=N,...",
+                  help="With a KernelBench --ref: override the problem's module-level sizes (batch_size=4,dim=4093)."),
+    click.option("--target", "-t", default=None, metavar="T",
+                  help="With --ref: the virtual GPU to run on (sm_90, sm_80, gfx942, ...); default: this machine's "
+                       "GPU, else a virtual sm_90."),
+    click.option("--seeds", type=click.IntRange(1, 20), default=None,
+                  help="With --ref: how many seeds each input set runs under (default 3, 2 with --quick)."),
+    click.option("--backward", is_flag=True, help="With --ref: compare the gradients too (fp64 autograd reference)."),
+    click.option("--allow-inplace", is_flag=True, help="With --ref: the call may change its inputs."),
+    click.option("--require-triton", is_flag=True,
+                  help="With --ref: fail unless a Triton launch completed (not PyTorch alone, nor a fallback)."),
+    click.option("--atol", type=float, default=None, help="With --ref: the absolute tolerance for every output."),
+    click.option("--rtol", type=float, default=None, help="With --ref: the relative tolerance for every output."),
+    click.option("--memory", type=float, default=None, metavar="GB",
+                  help="With --ref: the subject's address-space limit (default 16)."),
+    click.option("--no-sandbox", is_flag=True, help="With --ref: run the subject without the sandbox's limits."),
+    click.option("--jobs", "-j", type=click.IntRange(1, 256), default=None,
+                  help="With several solutions: how many run at once (default: the CPU count)."),
+    click.option("--ray", "ray_address", default=None, metavar="ADDRESS",
+                  help="With several solutions: check them on Ray (local, auto or a cluster's address)."),
+    click.option("--trace", "trace_path", type=click.Path(dir_okay=False), default=None,
+                  help="With --ref: write the launches as a trace; `playground compile TRACE#N` opens each variant."),
+)
+
+
+def run(ctx, subjects, ref, inputs, shape, init, sets, target, seed, seeds, quick, backward, allow_inplace,
+                require_triton, atol, rtol, timeout, memory, no_sandbox, jobs, ray_address, trace_path, as_json):
+    """`check ... --ref`: real code against PyTorch (virtual/judge)."""
+    import os
+
+    from .. import report
+    from ..core import params, targets
+    from ..errors import UserError
+    from ..virtual.judge import judge, text
+    from .common import refuse_overwrite
+    if not subjects:
+        raise UserError("name what to check: FILE.py:NAME, package.module:NAME or a KernelBench SOLUTION.py")
+    if trace_path:
+        refuse_overwrite(trace_path, False)
+    label = targets.resolve(target).label if target else (None if targets.native() else "sm_90")
+    request = judge.Request(
+        subject=subjects[0], ref=ref, inputs=list(inputs), shapes=[params.parse_assignments(s, "shape") for s in shape],
+        init=init, sets=params.parse_assignments(sets, "set"), target=label, seed=seed,
+        seeds=seeds or (2 if quick else 3), quick=quick, backward=backward, allow_inplace=allow_inplace,
+        require_triton=require_triton, atol=atol, rtol=rtol, timeout=timeout,
+        memory_gb=memory or judge.DEFAULT_MEMORY_GB, contain=not no_sandbox)
+    with progress(not as_json, "checking") as tick:
+        if len(subjects) > 1 or ray_address:
+            outcome = judge.check_many(request, list(subjects), jobs or os.cpu_count() or 1, ray_address,
+                                       progress=tick)
+        else:
+            outcome = judge.check_one(request, progress=tick)
+    if trace_path and getattr(outcome, "trace", None):
+        from ..files import write_json
+        from ..virtual.launches import TRACE_FORMAT
+        write_json(trace_path, {"format": TRACE_FORMAT, **outcome.trace})
+    if as_json:
+        click.echo(report.to_json(outcome))
+    else:
+        click.echo("\n".join(text.lines(outcome, debug=debug(ctx))), color=True)
+    ctx.exit(outcome.exit_code)
