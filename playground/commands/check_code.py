@@ -41,7 +41,8 @@ options = stack(
 
 
 def run(ctx, subjects, ref, inputs, shape, init, sets, target, seed, seeds, quick, backward, allow_inplace,
-                require_triton, atol, rtol, timeout, memory, no_sandbox, jobs, ray_address, trace_path, as_json):
+        require_triton, atol, rtol, timeout, memory, no_sandbox, jobs, ray_address, trace_path, as_json,
+        plain=False):
     """`check ... --ref`: real code against PyTorch (virtual/judge)."""
     import os
 
@@ -60,7 +61,7 @@ def run(ctx, subjects, ref, inputs, shape, init, sets, target, seed, seeds, quic
         init=init, sets=params.parse_assignments(sets, "set"), target=label, seed=seed,
         seeds=seeds or (2 if quick else 3), quick=quick, backward=backward, allow_inplace=allow_inplace,
         require_triton=require_triton, atol=atol, rtol=rtol, timeout=timeout,
-        memory_gb=memory or judge.DEFAULT_MEMORY_GB, contain=not no_sandbox)
+        memory_gb=memory or judge.DEFAULT_MEMORY_GB, contain=not no_sandbox, plain=plain)
     with progress(not as_json, "checking") as tick:
         if len(subjects) > 1 or ray_address:
             outcome = judge.check_many(request, list(subjects), jobs or os.cpu_count() or 1, ray_address,

@@ -24,7 +24,8 @@ from .common import debug, progress
 @click.option("--timeout", type=float, default=600, show_default=True, metavar="SECONDS",
               help="Stop a case still running in the interpreter after this long; it fails alone.")
 @click.option("--plain", is_flag=True,
-              help="Only the cases as written: N(0, 1) inputs, contiguous tensors, the launch's config.")
+              help="Only the cases as written: N(0, 1) inputs, contiguous tensors, the launch's config (with --ref: "
+                   "the baseline case alone, no sandbox and no poison).")
 @click.option("--no-sanitize", is_flag=True, help="Do not watch the interpreter for races, bad reads and writes.")
 @check_code.options
 @options.as_json
@@ -66,7 +67,7 @@ def command(ctx, kernels, all_kernels, quick, shape, dtype, meta, num_warps, num
     if ref is not None:
         return check_code.run(ctx, kernels, ref, inputs, shape, init, sets, target, seed, seeds, quick, backward,
                            allow_inplace, require_triton, atol, rtol, timeout, memory, no_sandbox, jobs,
-                           ray_address, trace_path, as_json)
+                           ray_address, trace_path, as_json, plain=plain)
     for flag, given in (("--inputs", inputs), ("--init", init), ("--set", sets), ("--backward", backward),
                         ("--require-triton", require_triton), ("--atol", atol), ("--rtol", rtol)):
         if given:

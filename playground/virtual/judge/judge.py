@@ -40,6 +40,8 @@ class Request:
     timeout: float = 600.0
     memory_gb: float = DEFAULT_MEMORY_GB
     contain: bool = True
+    plain: bool = False                   # the baseline case alone, unsandboxed, no poison: what guards cost is
+    #                                       measured against this (benchmarks/check_cost.py)
 
     def __post_init__(self):
         if self.seeds is None:
@@ -68,7 +70,7 @@ def plan(request: Request) -> Plan:
         ref = references.load(request.ref, kernelbench_problem=base)
         for case in case_list:
             ref.prepare(case)
-        return Plan(request, case_list, ref, "kernelbench")
+        return Plan(request, case_list[:1] if request.plain else case_list, ref, "kernelbench")
     if request.sets:
         raise UserError("--set changes a KernelBench problem's sizes; with --inputs, name sizes with --shape",
                         param="set")
@@ -80,7 +82,7 @@ def plan(request: Request) -> Plan:
     sets = [arguments.parse_inputs(text) for text in request.inputs]
     init = arguments.parse_keywords(request.init, "init")
     case_list = plans.for_callable(sets, request.shapes, init, request.seed, request.seeds, request.quick)
-    return Plan(request, case_list, references.load(request.ref), "callable")
+    return Plan(request, case_list[:1] if request.plain else case_list, references.load(request.ref), "callable")
 
 
 def check_one(request: Request, shared: Plan | None = None, progress=None) -> Verdict:
@@ -95,7 +97,7 @@ def check_one(request: Request, shared: Plan | None = None, progress=None) -> Ve
         torch.save([c.for_child() for c in shared.cases], scratch / "cases.pt")
         needed = _needed_paths(None if shared.kind == "kernelbench" else subject_file)
         box = sandbox.prepare(scratch / "box", needed, int(request.memory_gb * (1 << 30)),
-                              int(request.timeout * 2 + 60), contain=request.contain)
+                              int(request.timeout * 2 + 60), contain=request.contain and not request.plain)
         os.replace(scratch / "cases.pt", box.scratch / "cases.pt")
         copied = None
         if shared.kind == "kernelbench":       # one file by the format: a copy in the scratch folder, readable there
@@ -110,7 +112,7 @@ def check_one(request: Request, shared: Plan | None = None, progress=None) -> Ve
         settings = {"target": request.target, "kind": shared.kind if shared.kind == "kernelbench" else "callable",
                     "subject": str(copied) if copied else _subject_ref(request, subject_file), "cases": str(box.scratch / "cases.pt"),
                     "results": str(box.scratch / "results"), "backward": request.backward,
-                    "module_dtype": _module_dtype(shared)}
+                    "module_dtype": _module_dtype(shared), "poison": not request.plain}
         if progress:
             progress(0, None, None)
         code, stderr = sandbox.run(box, settings, request.timeout)
