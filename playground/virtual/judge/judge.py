@@ -99,6 +99,12 @@ def check_one(request: Request, shared: Plan | None = None, progress=None) -> Ve
         box = sandbox.prepare(scratch / "box", needed, int(request.memory_gb * (1 << 30)),
                               int(request.timeout * 2 + 60), contain=request.contain and not request.plain)
         os.replace(scratch / "cases.pt", box.scratch / "cases.pt")
+        box.protections.append("order: the subject ran first, in its own process, on fresh inputs; the reference "
+                               "after it, on its own copies, and every comparison, in the checking process")
+        if request.target is None:
+            box.missing.append("poison: on this machine's GPU torch's caching allocator hands out memory unpoisoned")
+        elif request.plain:
+            box.missing.append("poison (--plain)")
         copied = None
         if shared.kind == "kernelbench":       # one file by the format: a copy in the scratch folder, readable there
             copied = box.scratch / "solution" / subject_file.name
@@ -212,6 +218,7 @@ def _judge(verdict: Verdict, shared: Plan, answer: dict | None, results: Path, c
     settings = {"atol": request.atol, "rtol": request.rtol, "allow_inplace": request.allow_inplace,
                 "backward": request.backward}
     all_launches = []
+    answers: dict = {}           # case id -> its saved outputs, for the replay test
     for case in shared.cases:
         ran = ran_by_id.get(case.id)
         if ran is None:
@@ -235,6 +242,7 @@ def _judge(verdict: Verdict, shared: Plan, answer: dict | None, results: Path, c
             verdict.cases.append(cv)
             continue
         saved = torch.load(results / f"case-{case.id}.pt", weights_only=True)
+        answers[case.id] = dict(saved.get("outputs") or [])
         others = _other_answers(case, shared.cases, expected_by_id)
         cv.findings, cv.outputs = guards.compare_case(case, ran, saved, expected, settings, baseline_scale, others)
         cv.findings += guards.launch_findings(launches, False)
@@ -242,6 +250,7 @@ def _judge(verdict: Verdict, shared: Plan, answer: dict | None, results: Path, c
             cv.status = "fail"
         verdict.cases.append(cv)
     _attribute(verdict.cases)
+    verdict.findings += _replayed(shared.cases, answers, expected_by_id)
     baseline = verdict.cases[0] if verdict.cases else None
     if baseline is not None and baseline.status == "skip":
         verdict.findings.append(guards.Finding("reference", f"the baseline case could not be judged: {baseline.note}"))
@@ -265,6 +274,24 @@ def _attribute(case_verdicts: list) -> None:
             from .guards import Finding
             cv.findings.insert(0, Finding(cv.stands_for, f"right at the baseline ({case_verdicts[0].label}), wrong "
                                                          f"at {cv.label}"))
+
+
+def _replayed(case_list, answers: dict, expected_by_id: dict) -> list:
+    """The seeds guard's second test: the same answer, bit for bit, to inputs drawn under different seeds whose
+    references differ is a replayed or hard-coded answer, whether or not it matched the first seed."""
+    import torch
+    seen = [c for c in case_list if c.guard in (None, "seeds") and c.id in answers]
+    for a, b in zip(seen, seen[1:]):
+        for name, got in answers[a.id].items():
+            other = answers[b.id].get(name)
+            ref_a = dict(expected_by_id[a.id].outputs).get(name)
+            ref_b = dict(expected_by_id[b.id].outputs).get(name)
+            if other is None or ref_a is None or ref_b is None or got.shape != other.shape:
+                continue
+            if torch.equal(got, other) and not torch.equal(ref_a, ref_b):
+                return [guards.Finding("seeds", f"{name}: the same answer, bit for bit, at {a.label} and {b.label}, "
+                                                f"whose references differ: replayed, not computed")]
+    return []
 
 
 def _scales(expected) -> dict:
