@@ -43,6 +43,8 @@ def _one(v: Verdict, debug: bool) -> list[str]:
     for var in v.variants:
         out.append(f"    variant {var.get('id')}: {var.get('kernel')} num_warps={var.get('num_warps')} "
                    f"num_stages={var.get('num_stages')}")
+    if v.variants:
+        out.append("    (--trace FILE keeps them; `playground compile FILE#N` opens variant N)")
     out.append("  protections: " + "; ".join(v.protections.get("in_force", [])))
     for missing in v.protections.get("not_in_force", []):
         out.append(paint(f"  not in force: {missing}", "yellow"))
