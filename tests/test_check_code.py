@@ -158,3 +158,18 @@ def test_the_cli_prints_the_verdict_and_exits_1_on_a_failure():
     report = json.loads(r.stdout)
     jsonschema.validate(report, schemas.schema("check"))
     assert report["ok"] is False and report["guards_fired"] == ["backward"] and report["kind"] == "autograd"
+
+
+def test_each_solution_fails_alone_whether_it_crashes_or_exhausts_memory(tmp_path):
+    (tmp_path / "many.py").write_text(
+        "import ctypes\nimport torch\n\n"
+        "def crash(x):\n    ctypes.CDLL(None).abort()\n\n"
+        "def hog(x):\n    return torch.empty(1 << 36, dtype=torch.uint8, device=x.device)[:0] + x.sum()\n\n"
+        "def right(x):\n    return x * 2\n")
+    verdicts = judge.check_many(judge.Request(subject="", ref="x * 2", inputs=["x=fp32[64]"], quick=True, seeds=1),
+                                [f"{tmp_path}/many.py:{name}" for name in ("crash", "hog", "right")], jobs=3)
+    crash, hog, right = verdicts.verdicts
+    assert right.ok
+    assert not crash.ok and "killed by SIGABRT" in crash.cases[0].note
+    assert not hog.ok and hog.cases[0].status == "error" and "alloc" in hog.cases[0].note.lower()
+    assert verdicts.exit_code == 1

@@ -61,6 +61,7 @@ def main(argv: list[str]) -> int:
         return 0
     finally:
         _WATCHING["on"] = False
+    _write(out, answer, recorder)           # loaded: a case that kills the process is told apart from the import
     cases = torch.load(settings["cases"], weights_only=True)
     for case in cases:
         answer["cases"].append(_run_case(subject, case, settings, recorder, out))

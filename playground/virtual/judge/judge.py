@@ -321,9 +321,12 @@ def _other_answers(case, case_list, expected_by_id) -> dict:
 def _ended(code, stderr: str, request: Request) -> str:
     if code is None:
         return f"still running after {request.timeout:g} s: stopped (--timeout), with every process it started"
-    last = next((line for line in reversed(stderr.splitlines()) if line.strip()), "")
+    import signal
+    last = next((line for line in reversed(stderr.splitlines())
+                 if line.strip() and not line.startswith("playground: a virtual")), "")
+    if code > 128 and code - 128 in signal.Signals._value2member_map_:
+        code = 128 - code             # bubblewrap passes a signal's death on as 128 + the signal
     if code < 0:
-        import signal
         name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
         return f"its process was killed by {name}" + (f" ({last.strip()[:200]})" if last else "") + \
             (" (the memory limit, --memory, or the CPU-time limit)" if name in ("SIGKILL", "SIGXCPU") else "")
