@@ -173,3 +173,14 @@ def test_each_solution_fails_alone_whether_it_crashes_or_exhausts_memory(tmp_pat
     assert not crash.ok and "killed by SIGABRT" in crash.cases[0].note
     assert not hog.ok and hog.cases[0].status == "error" and "alloc" in hog.cases[0].note.lower()
     assert verdicts.exit_code == 1
+
+
+@pytest.mark.slow
+def test_many_solutions_on_a_local_ray_instance_get_the_same_verdicts():
+    pytest.importorskip("ray")
+    subjects = [f"{DATA}/rms.py:rms_norm", f"{DATA}/norms.py:rms_reference"]
+    request = judge.Request(subject="", ref="F.rms_norm(x, (64,), w, 1e-6)", inputs=["x=fp32[4,64], w=fp32[64], eps=1e-6"],
+                            quick=True, seeds=1, require_triton=True)
+    on_ray = judge.check_many(request, subjects, jobs=2, ray="local").verdicts
+    assert [v.ok for v in on_ray] == [True, False]
+    assert on_ray[1].guards == ["work"]          # PyTorch alone answered
