@@ -125,8 +125,9 @@ def check_one(request: Request, shared: Plan | None = None, progress=None) -> Ve
         subject_seconds = time.perf_counter() - started
         answer_file = box.scratch / "results" / "answer.json"
         text = answer_file.read_text() if answer_file.exists() else None
-        if text and copied:                # the trace names the user's file, not the copy that ran
-            text = text.replace(json.dumps(str(copied))[1:-1], json.dumps(str(subject_file))[1:-1])
+        if text and copied:                # the trace and the findings name the user's file, not the copy that ran
+            for ran_as in (str(copied), os.path.relpath(copied, box.scratch)):
+                text = text.replace(json.dumps(ran_as)[1:-1], json.dumps(str(subject_file))[1:-1])
         answer = json.loads(text) if text else None
         verdict = Verdict(subject=request.subject, reference=shared.reference.describe(),
                           kind=(answer or {}).get("subject", {}).get("kind", ""), mode=_mode(request, answer),

@@ -1,0 +1,24 @@
+import torch
+import torch.nn as nn
+
+
+class Model(nn.Module):
+    """Softmax over a long row: every output is about 1/dim, far below KernelBench's atol of 1e-2."""
+
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return torch.softmax(x, dim=1)
+
+
+batch_size = 4
+dim = 8191
+
+
+def get_inputs():
+    return [torch.randn(batch_size, dim)]
+
+
+def get_init_inputs():
+    return []
