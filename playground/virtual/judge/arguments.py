@@ -27,7 +27,7 @@ class TensorArg:
         try:
             return tuple(d if isinstance(d, int) else int(sizes[d]) for d in self.dims)
         except KeyError as e:
-            raise UserError(f"{self.name}: dimension {e.args[0]} has no size: give it with --shape "
+            raise UserError(f"{self.name}: dimension {e.args[0]} has no size: give it with `shape` "
                             f"{e.args[0]}=N", param="inputs") from None
 
 

@@ -72,13 +72,13 @@ def plan(request: Request) -> Plan:
             ref.prepare(case)
         return Plan(request, case_list[:1] if request.plain else case_list, ref, "kernelbench")
     if request.sets:
-        raise UserError("--set changes a KernelBench problem's sizes; with --inputs, name sizes with --shape",
+        raise UserError("set changes a KernelBench problem's sizes; with `inputs`, name sizes with `shape`",
                         param="set")
     if ":" not in request.subject:
         raise UserError(f"{request.subject}: name what to call, FILE.py:NAME or package.module:NAME; or give a "
                         f"KernelBench problem file as --ref", param="kernel")
     if not request.inputs:
-        raise UserError("name the call's inputs: --inputs \"x=fp16[1823,781], eps=1e-6\"", param="inputs")
+        raise UserError("inputs: name the call's arguments (`inputs` \"x=fp16[1823,781], eps=1e-6\")", param="inputs")
     sets = [arguments.parse_inputs(text) for text in request.inputs]
     init = arguments.parse_keywords(request.init, "init")
     case_list = plans.for_callable(sets, request.shapes, init, request.seed, request.seeds, request.quick)
