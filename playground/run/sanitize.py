@@ -65,6 +65,19 @@ class Region:
     view_offset: int      # the view's first element, in allocation elements
     view_strides: tuple
     view_shape: tuple
+    _whole: bool | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def end(self) -> int:
+        """The address one past the allocation's last element."""
+        return self.base + self.covered.size * self.esize
+
+    @property
+    def whole(self) -> bool:
+        """Whether the view covers its whole allocation (no row padding): then any address inside is fine."""
+        if self._whole is None:
+            self._whole = bool(self.covered.all())
+        return self._whole
 
     def coordinates(self, index: int) -> tuple:
         """The view index of allocation element `index` (a covered one)."""
@@ -137,6 +150,11 @@ class Sanitizer:
         """memcheck one access; returns the mask with wild lanes (outside every allocation) turned off."""
         mask = np.broadcast_to(np.asarray(mask, dtype=bool), ptrs.shape)
         if not mask.any():
+            return mask
+        # Almost every access stays inside one tensor with no row padding: two reductions say so, and the mask
+        # stands as it is. Only an access that leaves it (or reaches padding) pays for the lane-by-lane search.
+        lo, hi = _span(ptrs, mask)
+        if any(r.base <= lo and hi < r.end and r.whole for r in self.regions):
             return mask
         addresses = ptrs.astype(np.int64)
         inside, anywhere = np.zeros(ptrs.shape, bool), np.zeros(ptrs.shape, bool)
@@ -231,7 +249,7 @@ class Sanitizer:
         """Only loads that may touch an output can race with a store; inputs are never stored to."""
         if not mask.any():
             return False
-        lo, hi = int(ptrs[mask].min()), int(ptrs[mask].max())
+        lo, hi = _span(ptrs, mask)
         return any(r.output and lo < r.storage_end and hi >= r.storage_start for r in self.regions)
 
     def _races(self) -> list[Finding]:
@@ -337,6 +355,14 @@ class _Stores:
         return int(self.address[group]), int(self.records[store])
 
 
+def _span(ptrs: np.ndarray, mask: np.ndarray) -> tuple[int, int]:
+    """The lowest and highest address of the lanes `mask` turns on (one at least)."""
+    if ptrs.size and mask.all():
+        return int(ptrs.min()), int(ptrs.max())
+    reached = ptrs[mask]
+    return int(reached.min()), int(reached.max())
+
+
 # --- the interpreter's side ---------------------------------------------------------------------------
 
 def _program() -> int:
@@ -384,6 +410,12 @@ def _poison(masked_out: np.ndarray, element) -> np.ndarray:
     its negative. NaN reaches a sum or a product, but the interpreter's max and min skip NaN
     (np.nanmax), so the largest value reaches a max and its negative a min. Integers: the type's
     largest value, then its smallest. bf16 and fp8 are raw bits in the interpreter."""
+    key = (element.name, masked_out.shape, masked_out.tobytes())
+    cached = _POISONED.get(key)
+    if cached is not None:          # every program of a launch masks the same lanes: the same poison, read-only
+        return cached
+    if len(_POISONED) > 64:
+        _POISONED.clear()
     from triton.runtime.interpreter import _get_np_dtype
     dtype = np.dtype(_get_np_dtype(element))
     name = element.name
@@ -400,7 +432,12 @@ def _poison(masked_out: np.ndarray, element) -> np.ndarray:
     rank = np.cumsum(masked_out.reshape(-1)).reshape(masked_out.shape) - 1      # 0, 1, 2, ... over masked lanes
     for i, value in enumerate(turns):
         out[masked_out & (rank % len(turns) == i)] = value
+    out.flags.writeable = False
+    _POISONED[key] = out
     return out
+
+
+_POISONED: dict = {}      # (element type, mask shape, mask bits) -> the poison _poison made for them
 
 
 # bf16 and fp8 poison as the interpreter stores them: NaN, the largest finite value, its negative
