@@ -120,6 +120,8 @@ def _import_file(file: Path) -> dict:
 # --- one case -------------------------------------------------------------------------------------
 def _run_case(subject: Subject, case: dict, settings: dict, recorder, out: Path) -> dict:
     import torch
+
+    from .reference import flatten          # the reference's outputs are named the same way
     result = {"id": case["id"], "status": "ran"}
     first = len(recorder.launches)
     start = time.perf_counter()
@@ -137,7 +139,7 @@ def _run_case(subject: Subject, case: dict, settings: dict, recorder, out: Path)
             call, module, drawn = _bound(subject, case, settings, args)
             with torch.set_grad_enabled(bool(backward)):
                 returned = call()
-            outputs = _flatten(returned)
+            outputs = flatten(returned)
             saved["outputs"] = [(n, _plain(t)) for n, t in outputs if t is not None]
             result["outputs"] = [_describe(n, t) for n, t in outputs]
             if backward:
@@ -207,18 +209,6 @@ def _on_gpu(value, layout: str | None):
         view.copy_(value)
         return view
     return value.to("cuda").clone()
-
-
-def _flatten(returned, prefix: str = "out") -> list:
-    """(name, tensor) for every tensor a call returned: itself, a tuple's or list's items, a dict's values."""
-    import torch
-    if isinstance(returned, torch.Tensor):
-        return [(prefix, returned)]
-    if isinstance(returned, (tuple, list)):
-        return [item for i, v in enumerate(returned) for item in _flatten(v, f"{prefix}[{i}]")]
-    if isinstance(returned, dict):
-        return [item for k, v in returned.items() for item in _flatten(v, f"{prefix}[{k!r}]")]
-    return [(prefix, None)] if returned is None else [(prefix, returned)]
 
 
 def _describe(name: str, value) -> dict:
