@@ -82,9 +82,10 @@ def prepare(scratch: Path, needed: list[Path], memory_bytes: int, cpu_seconds: i
                 binds += ["--ro-bind", str(path), str(path)]
     # under the sandbox's own /tmp, mounted back from the folder just inside /tmp (bubblewrap would make the
     # folders on the way private)
-    for top in sorted({Path("/tmp", Path(p).relative_to("/tmp").parts[0]) for p in needed
-                       if _under(p, Path("/tmp")) and Path(p) != Path("/tmp")} - {_top_of_tmp(scratch)}):
-        binds += ["--ro-bind", str(top), str(top)]
+    for top in sorted({_top_of_tmp(p) for p in needed if _under(p, Path("/tmp")) and Path(p) != Path("/tmp")}
+                      - {_top_of_tmp(scratch)}):
+        if not any(_under(top, h) or _under(h, top) for h in hidden):    # else mounted above, what is needed of it
+            binds += ["--ro-bind", str(top), str(top)]
     if bwrap and _bwrap_works(bwrap):
         box.prefix = [bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", *binds,
                       "--bind", str(_top_of_tmp(scratch)), str(_top_of_tmp(scratch)), "--unshare-net", "--unshare-pid", "--unshare-ipc",
