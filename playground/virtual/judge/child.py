@@ -246,7 +246,7 @@ def _backward(outputs: list, names: list, args: list, module, seed: int) -> list
 
 def _launch(record: dict) -> dict:
     return {k: record[k] for k in ("index", "kernel", "grid", "variant", "executed", "error", "findings",
-                                   "repeat_of", "file") if k in record}
+                                   "repeat_of", "file", "args") if k in record}
 
 
 def _write(out: Path, answer: dict, recorder) -> None:

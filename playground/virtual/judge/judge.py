@@ -261,9 +261,16 @@ def _judge(verdict: Verdict, shared: Plan, answer: dict | None, results: Path, c
     verdict.kernels = list(dict.fromkeys(r.get("kernel") for r in all_launches if r.get("kernel")))
     trace = answer.get("trace") or {}
     verdict.trace = trace
-    verdict.variants = [{k: v for k, v in var.items() if k in ("id", "kernel", "hash", "num_warps", "num_stages")}
-                        for var in trace.get("variants", [])]
+    verdict.variants = [_variant(var, trace.get("launches", [])) for var in trace.get("variants", [])]
     verdict.sizes = [{"label": c.label, "sizes": c.sizes} for c in shared.cases if c.sizes]
+
+
+def _variant(var: dict, launches: list) -> dict:
+    """A variant as the report shows it: what tells it from the others (its constexprs, what the JIT specialised)."""
+    first = next((r for r in launches if r.get("variant") == var.get("id")), {})
+    constexprs = {a["name"]: a.get("value") for a in first.get("args") or [] if a.get("kind") == "constexpr"}
+    return {**{k: v for k, v in var.items() if k in ("id", "kernel", "hash", "num_warps", "num_stages", "registers",
+                                                      "specialised")}, "constexprs": constexprs}
 
 
 def _attribute(case_verdicts: list) -> None:
@@ -373,6 +380,6 @@ def _needed_paths(subject_file: Path | None) -> list[Path]:
              Path(PROJECT_ROOT)}
     # a folder under /tmp on the path is some tool's (torch's compile cache), not the code's: the sandbox's own /tmp
     paths |= {Path(p) for p in sys.path if p and os.path.isdir(p) and not p.startswith(tempfile.gettempdir())}
-    if subject_file is not None:
-        paths.add(subject_file.parent)
+    if subject_file is not None:       # the file too: its folder may be /tmp itself, which the sandbox replaces
+        paths |= {subject_file.parent, subject_file}
     return sorted({Path(os.path.realpath(p)) for p in paths})

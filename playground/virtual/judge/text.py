@@ -33,6 +33,8 @@ def _one(v: Verdict, debug: bool) -> list[str]:
                    (f"  {launched}" if launched else ""))
         for f in c.findings[:6]:
             out.append(f"         {f.guard}: {f.message}")
+        for warning in dict.fromkeys(w for o in c.outputs for w in o.warnings):
+            out.append(paint(f"         warning: {warning}", "yellow"))
         if c.note:
             out.append(f"         {c.note}")
     sizes = {tuple(sorted(s["sizes"].items())) for s in v.sizes}
@@ -41,8 +43,11 @@ def _one(v: Verdict, debug: bool) -> list[str]:
     out.append(f"  launches: {v.launches} made, {v.completed} completed in the interpreter" +
                (f"; kernels: {', '.join(v.kernels)}" if v.kernels else "; no Triton kernel ran"))
     for var in v.variants:
-        out.append(f"    variant {var.get('id')}: {var.get('kernel')} num_warps={var.get('num_warps')} "
-                   f"num_stages={var.get('num_stages')}")
+        told = ", ".join([f"{k}={v}" for k, v in (var.get("constexprs") or {}).items()] +
+                         [f"num_warps={var.get('num_warps')}", f"num_stages={var.get('num_stages')}"] +
+                         ([f"{var['registers']} registers"] if var.get("registers") else []) +
+                         list(var.get("specialised") or []))
+        out.append(f"    variant {var.get('id')}: {var.get('kernel')} {told}")
     if v.variants:
         out.append("    (--trace FILE keeps them; `playground compile FILE#N` opens variant N)")
     out.append("  protections: " + "; ".join(v.protections.get("in_force", [])))

@@ -58,6 +58,10 @@ class Verdict:
 
     @property
     def exit_code(self) -> int:
+        """0 pass, 1 a failing check, 2 when the subject could not even be loaded (bad input: a missing name, a
+        file that does not import)."""
+        if any(f.guard == "load" for f in self.findings) and not self.cases:
+            return 2
         return 0 if self.ok else 1
 
     def as_dict(self) -> dict:
