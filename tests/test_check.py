@@ -237,6 +237,47 @@ def test_check_passes_and_says_where_it_ran():
     assert "on interpreter (CPU), seed 0" in r.output and "10 passed" in r.output and "N=1041" in r.output
     assert "sanitizers: memcheck, racecheck and initcheck watched every run" in r.output
     assert re.search(r"time: randn [\d.]+ s, large [\d.]+ s, negative", r.output)
+    assert re.search(r"time went to: (starting the worker [\d.]+ s; )?launches [\d.]+ s \(memcheck [\d.]+ s, "
+                     r"racecheck [\d.]+ s, initcheck [\d.]+ s of it\), the rest of the runs \(reference, "
+                     r"comparison\) [\d.]+ s; [\d.]+ s wall", r.output), r.output
+
+
+def test_the_report_says_what_each_sanitizer_cost():
+    report = check.run_check([registry.load("vector_add")], shape={"N": 300}, dtype="fp32")
+    (result,) = [r for r in report.results if r.variant == "randn"]
+    assert set(result.guards) == {"memcheck", "racecheck", "initcheck"} and result.guards["memcheck"] > 0
+    assert sum(result.guards.values()) < result.seconds <= result.wall
+    as_dict = report.as_dict()
+    assert set(as_dict["seconds_by_guard"]) == {"memcheck", "racecheck", "initcheck"}
+    assert set(as_dict["seconds_by_part"]) == {"start", "launches", "other"} and as_dict["workers"] == 1
+    assert as_dict["wall"] >= as_dict["seconds_by_part"]["launches"]
+    unwatched = check.run_check([registry.load("vector_add")], shape={"N": 300}, dtype="fp32", kinds=())
+    assert unwatched.results[0].guards == {} and unwatched.seconds_by_guard() == dict.fromkeys(result.guards, 0.0)
+
+
+def test_several_workers_answer_in_the_plans_order(monkeypatch):
+    """Two workers take the largest cases first; the report keeps the plan's order, and says how many ran."""
+    spec = registry.load("vector_add")
+    alone = check.run_check([spec], quick=True, dtype="fp32", kinds=("values",))
+    monkeypatch.setenv("PLAYGROUND_CHECK_JOBS", "2")
+    seen = []
+    side_by_side = check.run_check([spec], quick=True, dtype="fp32", kinds=("values",),
+                                   progress=lambda done, total, _: seen.append((done, total)))
+    assert side_by_side.workers == 2 and alone.workers == 1
+    assert [r.label for r in side_by_side.results] == [r.label for r in alone.results]
+    assert [r.status for r in side_by_side.results] == [r.status for r in alone.results] and side_by_side.ok
+    assert seen == [(i, len(alone.results)) for i in range(1, len(alone.results) + 1)]
+
+
+def test_the_input_classes_run_on_every_case_at_the_first_dtype_and_on_the_small_ones_after():
+    from playground.run import variants
+    spec = registry.load("layernorm")
+    big, small = {"M": 300, "N": 781}, {"M": 48, "N": 200}
+    runs = variants.extra(spec, small, ["fp32", "fp16"], {"values"}, False, False, 0, [big, small], [small])
+    classes = [(case, dtype) for case, dtype, v in runs if v.name == "large"]
+    assert classes == [(big, "fp32"), (small, "fp32"), (small, "fp16")]
+    from playground.run.cases import case_elements
+    assert case_elements(spec, big) > check.SMALL_CASE_ELEMENTS >= case_elements(spec, small)
 
 
 def test_check_one_shape():
@@ -348,3 +389,16 @@ def test_check_all_quick_passes_on_every_shipped_kernel():
     assert report["ok"] and set(report["counts"]) == {"pass"} and report["counts"]["pass"] >= 200
     assert {row["kernel"] for row in report["results"]} == set(registry.kernel_names())
     assert any(row["case"].get("K") == 4120 and row["kernel"] == "gemm_tma" for row in report["results"])
+
+
+WELFORD = Path(__file__).parent / "data" / "welford_layernorm.py"
+
+
+@pytest.mark.parametrize("quick", [True, pytest.param(False, marks=pytest.mark.slow)])
+def test_a_welford_layernorm_written_elsewhere_passes_every_class_layout_and_config(quick):
+    """The kernel benchmarks/check_cost.py times (5 configs, 3 dtypes, 6 cases): correct, so nothing fires.
+    The full check is the slow form (a minute or two on 2 cores)."""
+    report = check.run_check([registry.load(str(WELFORD))], quick=quick)
+    assert report.ok, "\n".join(r.summary() for r in report.results if not r.ok)
+    assert not any(r.findings for r in report.results)
+    assert {r.kind for r in report.results} == {"values", "layouts", "configs"}

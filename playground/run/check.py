@@ -30,6 +30,9 @@ FALLBACK_MAX_ELEMENTS = 4 * 1024 * 1024
 # interpreter, and the bugs these runs expose show on small cases as well (they are in values,
 # strides, tile edges and index arithmetic, not in the size).
 EXTRA_CASE_ELEMENTS = 1024 * 1024
+# At the dtypes after the first, the input classes run only on cases up to this size (and the probe): the
+# reason is in variants.py's docstring. A 300 x 781 layer norm (470K elements) is a second a run interpreted.
+SMALL_CASE_ELEMENTS = 128 * 1024
 
 
 @dataclass
@@ -48,6 +51,7 @@ class CaseResult:
     variant: str = "randn"          # the input generator, layout or config it runs with
     findings: list[str] = field(default_factory=list)   # the sanitizers' reports, each naming a kernel line
     wall: float = 0.0               # the whole run, worker round trip and sanitizer reruns included
+    guards: dict = field(default_factory=dict)   # seconds of each sanitizer's own work (initcheck: its reruns too)
 
     @property
     def ok(self) -> bool:
@@ -79,6 +83,9 @@ class Report:
     results: list[CaseResult]
     seed: int = 0
     sanitizers: str = "off"         # whether memcheck, racecheck and initcheck watched the runs, in words
+    wall: float = 0.0               # the whole check, start to end
+    workers: int = 1                # interpreter workers that ran cases side by side
+    start: float = 0.0              # seconds starting them (0 when they were running already)
 
     @property
     def ok(self) -> bool:
@@ -102,9 +109,27 @@ class Report:
             out[key] = out.get(key, 0.0) + r.wall
         return out
 
+    def seconds_by_guard(self) -> dict:
+        """Seconds each sanitizer's own bookkeeping took over every run (initcheck: its reruns as well): a part
+        of seconds_by_part's launches (and of "other", for initcheck's reruns)."""
+        out = {"memcheck": 0.0, "racecheck": 0.0, "initcheck": 0.0}
+        for r in self.results:
+            for guard, seconds in r.guards.items():
+                out[guard] = out.get(guard, 0.0) + seconds
+        return out
+
+    def seconds_by_part(self) -> dict:
+        """Where the check's time went: starting the workers (wall seconds), the launches (the kernels in the
+        interpreter, the sanitizers' share included) and the rest of every run ("other": inputs, the fp64
+        reference, the comparison, initcheck's reruns, the round trip to the worker). The runs' seconds add up
+        over the workers: with several, more than the wall time."""
+        return {"start": self.start, "launches": sum(r.seconds for r in self.results),
+                "other": sum(max(r.wall - r.seconds, 0.0) for r in self.results)}
+
     def as_dict(self) -> dict:
         return {"mode": self.mode, "seed": self.seed, "ok": self.ok, "counts": self.counts(),
-                "seconds_by_variant": self.seconds_by_variant(), "sanitizers": self.sanitizers,
+                "seconds_by_variant": self.seconds_by_variant(), "seconds_by_guard": self.seconds_by_guard(),
+                "seconds_by_part": self.seconds_by_part(), "wall": self.wall, "workers": self.workers, "sanitizers": self.sanitizers,
                 "results": [asdict(r) for r in self.results]}
 
 
@@ -112,12 +137,12 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
                num_warps: int | None = None, num_stages: int | None = None, seed: int = 0,
                interpreter: bool = False,
                time_limit: float | None = DEFAULT_CASE_SECONDS, variant: variants.Variant = variants.PLAIN,
-               sanitize: bool = True) -> CaseResult:
+               sanitize: bool = True, slot: int = 0) -> CaseResult:
     """Run `spec` on one case and compare with its reference. Bad input raises UserError.
 
     `variant` says which inputs, layout or config (variants.py); `sanitize` watches the run in the
     interpreter (sanitize.py). A case still running in the interpreter after `time_limit` seconds
-    is stopped and fails alone.
+    is stopped and fails alone. `slot`: which interpreter worker runs it (worker.py).
     """
     import time
     started = time.perf_counter()
@@ -144,7 +169,8 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
     common = dict(kernel=spec.name, case=case, dtype=config.dtype, mode=mode_label, config=config.describe(),
                   **labels)
     try:
-        result = worker.call(execute, run_mode, time_limit=time_limit, ref=ref(spec), case=case, config=config,
+        result = worker.call(execute, run_mode, time_limit=time_limit, slot=slot, ref=ref(spec), case=case,
+                             config=config,
                              seed=seed, run_mode=run_mode, mode_label=mode_label, generator=variant.generator,
                              sanitize=sanitize)
         result.kind, result.variant = labels["kind"], labels["variant"]
@@ -169,6 +195,7 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
     the two runs are reached by undefined values (initcheck), and the report shows the zero run's
     comparison.
     """
+    import time
     spec = load(ref)
     _, layout = split_case(case)
     common = dict(kernel=spec.name, case=case, dtype=config.dtype, mode=mode_label, config=config.describe())
@@ -182,19 +209,23 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
         return runner.run(spec, spec.kernel, config.shape, layout, config.dtype, config, seed, device, generator,
                           sanitize=options if sanitizing else None)
 
+    guards = {}
     try:
         run = launch()
         scales = _output_scales(spec, config, seed, generator, run)
         outputs = _compare_outputs(spec, config, run, scales)
         findings = [str(f) for f in run.sanitizer.findings] if run.sanitizer else []
+        guards = dict(run.sanitizer.spent) if run.sanitizer else {}
         failed = run.problems or any(not o.ok for o in outputs)
         if failed and run.sanitizer and run.sanitizer.uninitialised_sites:
+            started = time.perf_counter()
             zero = launch(poison=False)
             changed = _changed(run.got, zero.got)
             if changed:
                 lines = _initcheck_lines(launch, run.sanitizer, zero)
                 findings.append(str(run.sanitizer.initcheck_finding(lines, list(changed), sum(changed.values()))))
                 run, outputs = zero, _compare_outputs(spec, config, zero, scales)
+            guards["initcheck"] += time.perf_counter() - started
     except UserError:
         raise
     except Exception as e:
@@ -205,7 +236,7 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
     if any(not o.ok and o.dtype in ("fp16", "bf16") for o in outputs):
         _say_if_eager_misses_too(spec, config, seed, generator, run, outputs)
     return CaseResult(**common, status="fail" if failed else "pass", outputs=outputs, problems=run.problems,
-                      seconds=run.seconds, findings=findings)
+                      seconds=run.seconds, findings=findings, guards=guards)
 
 
 def _say_if_eager_misses_too(spec: KernelSpec, config, seed: int, generator: str, run, outputs) -> None:
@@ -284,6 +315,64 @@ def _initcheck_lines(launch, sanitizer, zero) -> list[str]:
     return culprits or sites
 
 
+def _warm() -> None:
+    """What a worker's first run would import: torch, Triton's interpreter, the check itself (this module)."""
+    import torch  # noqa: F401
+    import triton.runtime.interpreter  # noqa: F401
+
+    from . import sanitize  # noqa: F401
+
+
+def _run_plan(plan: list, one, slots: int, progress=None) -> list[CaseResult]:
+    """Every run of the plan, its results in the plan's order; on `slots` interpreter workers at once.
+
+    Several workers take the largest cases first (by elements), so that the small ones fill in at the end;
+    `progress` hears of each result as it comes. An error stops the runs not yet started; an interrupt
+    (Ctrl-C, a signal) kills the workers, so no case runs on after it."""
+    if slots <= 1:
+        results = []
+        for item in plan:
+            results.append(one(item, 0))
+            if progress:
+                progress(len(results), len(plan), results[-1])
+        return results
+    import queue
+    from concurrent.futures import ThreadPoolExecutor, as_completed
+    free = queue.SimpleQueue()
+    for slot in range(slots):
+        free.put(slot)
+
+    def on_a_free_worker(item):
+        slot = free.get()
+        try:
+            return one(item, slot)
+        finally:
+            free.put(slot)
+
+    order = sorted(range(len(plan)), key=lambda i: -case_elements(plan[i][0], plan[i][1]))
+    results: list = [None] * len(plan)
+    pool = ThreadPoolExecutor(slots, thread_name_prefix="check")
+    futures = {}
+    try:
+        futures = {pool.submit(on_a_free_worker, plan[i]): i for i in order}
+        for done, future in enumerate(as_completed(futures), 1):
+            results[futures[future]] = future.result()
+            if progress:
+                progress(done, len(plan), results[futures[future]])
+    except Exception:
+        for future in futures:
+            future.cancel()
+        raise
+    except BaseException:
+        for future in futures:
+            future.cancel()
+        worker.stop_all()
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    return results
+
+
 def cases_for(spec: KernelSpec, quick: bool = False) -> list[dict]:
     """The spec's cases: the quick subset, or all of them (quick ones included).
 
@@ -324,6 +413,8 @@ def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = 
     runner.require_torch("check")
     if shape and all_kernels:
         raise UserError("shape needs one kernel, not `all`", param="shape")
+    import time
+    started = time.perf_counter()
     interpreting = worker.mode(interpreter) == worker.INTERPRETER
     fixed_config = bool(meta) or num_warps is not None or num_stages is not None
     plan = []
@@ -338,17 +429,19 @@ def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = 
         probe = variants.probe_case(spec, cases)
         extra_cases = [probe] if quick and not shape else \
             [c for c in cases if case_elements(spec, c) <= EXTRA_CASE_ELEMENTS] or [probe]
+        small = [c for c in extra_cases if case_elements(spec, c) <= SMALL_CASE_ELEMENTS] or [probe]
         plan += [(spec, case, dt, v) for case, dt, v in
-                 variants.extra(spec, probe, dts, set(kinds), fixed_config, quick, seed, extra_cases)]
+                 variants.extra(spec, probe, dts, set(kinds), fixed_config, quick, seed, extra_cases, small)]
     if not plan:
         raise UserError(f"no kernel supports `dtype` {dtype}")
-    results = []
-    for spec, case, dt, variant in plan:
-        results.append(check_case(spec, case, dt, meta, num_warps, num_stages, seed, interpreter,
-                                  time_limit=timeout, variant=variant,
-                                  sanitize="sanitizers" in kinds))
-        if progress:
-            progress(len(results), len(plan), results[-1])
+    def one(item, slot: int) -> CaseResult:
+        spec, case, dt, variant = item
+        return check_case(spec, case, dt, meta, num_warps, num_stages, seed, interpreter, time_limit=timeout,
+                          variant=variant, sanitize="sanitizers" in kinds, slot=slot)
+
+    slots = worker.parallel_slots(worker.mode(interpreter), len(plan))
+    start = worker.start(worker.mode(interpreter), slots, _warm)     # before any run, so no run's time holds it
+    results = _run_plan(plan, one, slots, progress)
     mode = results[0].mode if results else worker.describe(worker.mode(interpreter))
     if "sanitizers" not in kinds:
         sanitizers = "off (--no-sanitize)"
@@ -356,4 +449,5 @@ def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = 
         sanitizers = "memcheck, racecheck and initcheck watched every run"
     else:
         sanitizers = "off on a GPU: they watch Triton's interpreter (add --interpreter)"
-    return Report(mode=mode, results=results, seed=seed, sanitizers=sanitizers)
+    return Report(mode=mode, results=results, seed=seed, sanitizers=sanitizers,
+                  wall=time.perf_counter() - started, workers=slots, start=start)

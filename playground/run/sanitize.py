@@ -22,6 +22,9 @@ extra when no sanitizer is active):
   and its negative in turn, see _poison); `check` then compares with a run that reads zeros,
   and a difference in any output means undefined values reach it (see check.py).
 
+Each sanitizer keeps the seconds its bookkeeping took (`spent`: memcheck, racecheck, initcheck), so a check
+can say what each guard costs beside the interpreter itself.
+
 What each catches and misses, against NVIDIA's compute-sanitizer and triton-viz, is in
 docs/sanitizers.md. Every finding names the kernel's line: the innermost frame of the user's
 own code (the interpreter runs the kernel's Python, compiled from its own file).
@@ -29,6 +32,7 @@ own code (the interpreter runs the kernel's Python, compiled from its own file).
 from __future__ import annotations
 
 import sys
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -100,6 +104,7 @@ class Sanitizer:
     _lock_sets: list = field(default_factory=lambda: [frozenset()])   # each set of lock addresses seen held
     _held: set = field(default_factory=set)         # the lock addresses the running program holds
     _held_by: int = -1                              # which program that is
+    spent: dict = field(default_factory=lambda: {"memcheck": 0.0, "racecheck": 0.0, "initcheck": 0.0})
 
     @classmethod
     def for_buffers(cls, buffers: dict, outputs: set, **kwargs) -> Sanitizer:
@@ -143,11 +148,20 @@ class Sanitizer:
             yield self
         finally:
             _ACTIVE = None
+        started = _clock()
         self.findings += self._races()
+        self.spent["racecheck"] += _clock() - started
 
     # --- what the wrapped builder calls ---------------------------------------------------------------
     def on_access(self, kind: str, ptrs: np.ndarray, mask: np.ndarray, esize: int) -> np.ndarray:
         """memcheck one access; returns the mask with wild lanes (outside every allocation) turned off."""
+        started = _clock()
+        try:
+            return self._memcheck(kind, ptrs, mask)
+        finally:
+            self.spent["memcheck"] += _clock() - started
+
+    def _memcheck(self, kind: str, ptrs: np.ndarray, mask: np.ndarray) -> np.ndarray:
         mask = np.broadcast_to(np.asarray(mask, dtype=bool), ptrs.shape)
         if not mask.any():
             return mask
@@ -171,16 +185,25 @@ class Sanitizer:
     def on_load(self, ptrs: np.ndarray, mask: np.ndarray, has_other: bool) -> bool:
         """Record an `other`-less masked load; True when its masked-out lanes should read poison."""
         line = None
+        started = _clock()
         if self._loads_outputs(ptrs, mask):
             line = _kernel_line()
             self._loads.append((ptrs[mask].astype(np.int64), _program(), line, self._locks_held()))
+        recorded = _clock()
+        self.spent["racecheck"] += recorded - started
         if has_other or mask.all():
             return False
         line = line or _kernel_line()
         self.uninitialised_sites[line] = self.uninitialised_sites.get(line, 0) + int((~mask).sum())
+        self.spent["initcheck"] += _clock() - recorded
         return self.poison and (self.poison_sites is None or line in self.poison_sites)
 
     def on_store(self, ptrs: np.ndarray, mask: np.ndarray, atomic: bool = False) -> None:
+        started = _clock()
+        self._record_store(ptrs, mask, atomic)
+        self.spent["racecheck"] += _clock() - started
+
+    def _record_store(self, ptrs: np.ndarray, mask: np.ndarray, atomic: bool) -> None:
         if not atomic and mask.any():
             stored = ptrs[mask].astype(np.int64)
             self._stores.append((stored, _program(), _kernel_line(), self._locks_held()))
@@ -192,6 +215,13 @@ class Sanitizer:
         """Follow locks: an atomic on one address either takes a free lock (`taken_when(old)`: a compare-and-swap
         that found the value it compares with, an exchange that found 0) or, by the program holding it, gives it back.
         An atomic over many addresses is no lock."""
+        started = _clock()
+        try:
+            self._follow_locks(ptrs, mask, old, taken_when)
+        finally:
+            self.spent["racecheck"] += _clock() - started
+
+    def _follow_locks(self, ptrs: np.ndarray, mask: np.ndarray, old: np.ndarray, taken_when) -> None:
         addresses = np.unique(np.broadcast_to(ptrs, np.shape(old) or ptrs.shape)[np.broadcast_to(mask, ptrs.shape)])
         if addresses.size != 1:
             return
@@ -355,6 +385,9 @@ class _Stores:
         return int(self.address[group]), int(self.records[store])
 
 
+_clock = time.perf_counter
+
+
 def _span(ptrs: np.ndarray, mask: np.ndarray) -> tuple[int, int]:
     """The lowest and highest address of the lanes `mask` turns on (one at least)."""
     if ptrs.size and mask.all():
@@ -465,7 +498,9 @@ def install() -> None:
         wanted = np.broadcast_to(np.asarray(mask.data, bool), ptrs.data.shape)
         if s.on_load(ptrs.data, wanted, other is not None):
             # poison masked-out lanes: where the interpreter would read zeros, a GPU reads anything
+            started = _clock()
             other = TensorHandle(_poison(~wanted, element), element)
+            s.spent["initcheck"] += _clock() - started
         return load(self, ptrs, TensorHandle(np.ascontiguousarray(allowed), mask.dtype), other, *rest, **named)
 
     def masked_store(self, ptrs, value, mask, *rest, **named):

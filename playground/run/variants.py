@@ -15,7 +15,12 @@ check.EXTRA_CASE_ELEMENTS; with --quick, on one small case, the *probe*, to stay
   equalities among its parameters (see configs()). A bug that only shows under some tile shapes is reported with
   that config.
 
-Layouts and configs run at the first dtype: the bugs they catch do not depend on it.
+Layouts and configs run at the first dtype: the bugs they catch do not depend on it. The input classes run
+on every case at the first dtype, and at the others on the small cases alone (check.SMALL_CASE_ELEMENTS, the
+probe at least): what a class exposes at a dtype is its values against the dtype's range and rounding (x100
+squared overflows fp16, not fp32), which a small case shows as well as a large one; what it exposes on a case
+is the case's edges (a masked tail, a ragged last tile), which the first dtype's runs already see on every
+case. That keeps every (class, case) and every (class, dtype) pair while the large cases run once per class.
 """
 from __future__ import annotations
 
@@ -58,18 +63,21 @@ def probe_case(spec, cases: list[dict]) -> dict:
 
 
 def extra(spec, probe: dict, dtypes: list[str], kinds: set, fixed_config: bool, quick: bool,
-          seed: int = 0, cases: list[dict] | None = None) -> list[tuple[dict, str, Variant]]:
+          seed: int = 0, cases: list[dict] | None = None,
+          small: list[dict] | None = None) -> list[tuple[dict, str, Variant]]:
     """(case, dtype, variant) for every run beyond the plain ones, in report order.
 
     `cases`: where the input classes, layouts and configs run (default: the probe alone, as
-    --quick does); the long reduction grows from the probe.
+    --quick does); `small`: those of them where the input classes run at every dtype after the
+    first (default: all of `cases`); the long reduction grows from the probe.
     """
     cases = cases or [probe]
+    small = small or cases
     runs = []
     if "values" in kinds:
-        for dtype in dtypes:
+        for i, dtype in enumerate(dtypes):
             runs += [(case, dtype, Variant("values", g, generator=g))
-                     for case in cases for g in inputs.names_for(spec, dtype) if g != "randn"]
+                     for case in (cases if i == 0 else small) for g in inputs.names_for(spec, dtype) if g != "randn"]
         long = long_reduction(spec, probe)
         if long is not None:
             runs += [(long, dtype, Variant("values", "long reduction")) for dtype in dtypes]

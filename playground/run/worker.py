@@ -11,6 +11,10 @@ environment, where everything is interpreted from the first import. It is starte
 reused (a whole pytest session pays for one torch import), and a kernel that writes wild memory
 kills the child, not the caller. A process that was itself started with TRITON_INTERPRET=1 runs
 kernels in place.
+
+`check` may keep several workers busy at once, one per core (`slot` names which one a call goes to; each is
+started on first use and kept): the interpreter is one Python thread, so a second worker is the only way a
+second core helps.
 """
 from __future__ import annotations
 
@@ -62,7 +66,7 @@ def _env_true(value) -> bool:
     return str(value).lower() in ("1", "true", "yes", "on")
 
 
-def call(function, where: str, *, time_limit: float | None = None, **kwargs):
+def call(function, where: str, *, time_limit: float | None = None, slot: int = 0, **kwargs):
     """Call `function(**kwargs)` where kernels can run in mode `where`: here, or in the worker.
 
     The function travels to the worker by reference (pickle names its module and name), so it must
@@ -70,10 +74,54 @@ def call(function, where: str, *, time_limit: float | None = None, **kwargs):
 
     `time_limit` (seconds) holds for the worker: past it the worker is killed and TimedOutInWorker
     raised. A kernel running here, on a GPU, cannot be stopped mid-launch, so there it does not apply.
+    `slot`: which of the interpreter workers answers (one caller at a time per slot).
     """
     if where == CUDA or interpreting_here():
         return function(**kwargs)
-    return _worker().call(function, kwargs, time_limit)
+    return _worker(slot).call(function, kwargs, time_limit)
+
+
+def parallel_slots(where: str, runs: int) -> int:
+    """How many interpreter workers `runs` calls in mode `where` may keep busy at once: one per core this
+    process may use, at most MAX_SLOTS, and one for fewer than MIN_RUNS_PER_SLOT runs each (a worker's start,
+    torch and the interpreter's first launch, is about 2-3 s of CPU). PLAYGROUND_CHECK_JOBS sets the number."""
+    if where == CUDA or interpreting_here():
+        return 1             # one GPU, or this very process: one at a time
+    asked = os.environ.get("PLAYGROUND_CHECK_JOBS")
+    if asked:
+        try:
+            return max(1, int(asked))
+        except ValueError:
+            raise UserError(f"PLAYGROUND_CHECK_JOBS={asked}: a whole number of workers") from None
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(cores, MAX_SLOTS, runs // MIN_RUNS_PER_SLOT))
+
+
+MAX_SLOTS = 4
+MIN_RUNS_PER_SLOT = 12
+
+
+def start(where: str, slots: int, warm) -> float:
+    """Start the interpreter workers `slots` calls will use, side by side, each calling `warm()` (a module-level
+    function that imports what a run needs: torch above all, about 2 s); the seconds it took, 0 for workers
+    already running (or none needed)."""
+    if where == CUDA or interpreting_here():
+        return 0.0
+    import time
+    began = time.perf_counter()
+    fresh = [slot for slot in range(slots) if _WORKERS.get(slot) is None or not _WORKERS[slot].alive()]
+    for slot in fresh:
+        _worker(slot).send(warm, {})
+    for slot in fresh:
+        _WORKERS[slot].receive()
+    return time.perf_counter() - began if fresh else 0.0
+
+
+def stop_all() -> None:
+    """Kill every worker now (an interrupted check): a call waiting on one returns with WorkerDied."""
+    for w in list(_WORKERS.values()):
+        if w.alive():
+            w.proc.kill()
 
 
 class WorkerDied(KernelFailure):
@@ -102,10 +150,20 @@ class _Worker:
         return self.proc.poll() is None
 
     def call(self, function, kwargs: dict, time_limit: float | None = None):
-        import select
+        self.send(function, kwargs)
+        return self.receive(time_limit)
+
+    def send(self, function, kwargs: dict) -> None:
         try:
             pickle.dump((function, kwargs), self.proc.stdin)
             self.proc.stdin.flush()
+        except BrokenPipeError:
+            code = self.proc.wait()
+            raise WorkerDied(_death_message(code)) from None
+
+    def receive(self, time_limit: float | None = None):
+        import select
+        try:
             if time_limit is not None and not select.select([self.proc.stdout], [], [], time_limit)[0]:
                 self.proc.kill()
                 self.proc.wait()
@@ -138,20 +196,20 @@ def _death_message(code: int) -> str:
     return f"the interpreter process died ({how}){hint}"
 
 
-_WORKER: _Worker | None = None
+_WORKERS: dict[int, _Worker] = {}
 
 
-def _worker() -> _Worker:
-    global _WORKER
-    if _WORKER is None or not _WORKER.alive():
-        _WORKER = _Worker()
-    return _WORKER
+def _worker(slot: int = 0) -> _Worker:
+    w = _WORKERS.get(slot)
+    if w is None or not w.alive():
+        w = _WORKERS[slot] = _Worker()
+    return w
 
 
 @atexit.register
 def _stop_worker():
-    if _WORKER is not None:
-        _WORKER.close()
+    for w in list(_WORKERS.values()):
+        w.close()
 
 
 def serve():
