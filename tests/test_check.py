@@ -14,6 +14,7 @@ from conftest import invoke
 from playground.core import registry
 from playground.errors import UserError
 from playground.run import check, closeness, runner, tolerances, worker
+from playground.run import text as check_text
 from playground.run.tolerances import Tolerance
 
 BROKEN = Path(__file__).parent / "broken_kernels"
@@ -269,15 +270,35 @@ def test_several_workers_answer_in_the_plans_order(monkeypatch):
     assert seen == [(i, len(alone.results)) for i in range(1, len(alone.results) + 1)]
 
 
-def test_the_input_classes_run_on_every_case_at_the_first_dtype_and_on_the_small_ones_after():
+def test_the_large_cases_take_the_largest_tiles_and_the_small_ones_everything_else():
+    """The decisions of variants.py's docstring: input classes and layouts on the small cases, at every dtype;
+    every config there, and on a larger case the QUICK_CONFIGS configs with the largest tiles."""
     from playground.run import variants
-    spec = registry.load("layernorm")
+    from playground.run.cases import case_elements, split_case
+    spec = registry.load(str(Path(__file__).parent / "data" / "welford_layernorm.py"))
     big, small = {"M": 300, "N": 781}, {"M": 48, "N": 200}
-    runs = variants.extra(spec, small, ["fp32", "fp16"], {"values"}, False, False, 0, [big, small], [small])
-    classes = [(case, dtype) for case, dtype, v in runs if v.name == "large"]
-    assert classes == [(big, "fp32"), (small, "fp32"), (small, "fp16")]
-    from playground.run.cases import case_elements
     assert case_elements(spec, big) > check.SMALL_CASE_ELEMENTS >= case_elements(spec, small)
+    runs = variants.extra(spec, small, ["fp32", "fp16"], {"values", "layouts", "configs"}, False, False, 0,
+                          [big, small], [small])
+    assert [(case, dtype) for case, dtype, v in runs if v.name == "large"] == [(small, "fp32"), (small, "fp16")]
+    assert all(split_case(case)[0] == small for case, _, v in runs if v.kind == "layouts")
+
+    def blocks(where):
+        return [v.config["BLOCK_SIZE"] for case, _, v in runs if v.kind == "configs" and case == where]
+    assert blocks(big) == [256, 512, 1024] and blocks(small) == [64, 128, 256, 512, 1024]
+
+
+@cpu_only
+def test_a_config_differing_in_launch_options_alone_is_its_runs_result_in_the_interpreter():
+    """layernorm's autotune space is num_warps 1..16 over the heuristic's BLOCK_SIZE: interpreted, each is the plain
+    run (the interpreter drops num_warps), so none runs again, and the report says whose result each is."""
+    report = check.run_check([registry.load("layernorm")], shape={"M": 8, "N": 100}, dtype="fp32", kinds=("configs",))
+    plain, *configs = report.results
+    assert plain.variant == "randn" and not plain.same_as and len(configs) == 5
+    assert all(r.same_as == plain.label and r.wall == 0 and r.status == plain.status == "pass" for r in configs)
+    assert [r.config.split(",")[0] for r in configs] == [f"num_warps={w}" for w in (1, 2, 4, 8, 16)]
+    assert "5 config run(s) differ from another run of their case in num_warps or num_stages alone" in \
+        "\n".join(check_text.lines(report))
 
 
 def test_check_one_shape():

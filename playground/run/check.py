@@ -11,7 +11,7 @@ where, and why it failed, in words.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from ..core.registry import load, ref
 from ..artefact.request import Request
@@ -25,13 +25,14 @@ DEFAULT_CASE_SECONDS = 600.0          # per case in the interpreter: generous, b
 # The most elements (all tensors together) a case the user did not ask for may have: 4M elements
 # is about a second of interpreted elementwise work, and a 1024^2 GEMM's operands.
 FALLBACK_MAX_ELEMENTS = 4 * 1024 * 1024
-# Without --quick, the input classes, layouts and autotune configs (variants.py) run on every case
-# up to this size (all tensors together): a 4096 x 1024 softmax is seconds per run in the
-# interpreter, and the bugs these runs expose show on small cases as well (they are in values,
-# strides, tile edges and index arithmetic, not in the size).
+# Without --quick, the autotune configs (variants.py) run on every case up to this size (all tensors
+# together): a 4096 x 1024 softmax is seconds per run in the interpreter, and the bugs these runs
+# expose show on small cases as well (they are in values, strides, tile edges and index arithmetic,
+# not in the size).
 EXTRA_CASE_ELEMENTS = 1024 * 1024
-# At the dtypes after the first, the input classes run only on cases up to this size (and the probe): the
-# reason is in variants.py's docstring. A 300 x 781 layer norm (470K elements) is a second a run interpreted.
+# The input classes, layouts and every config run on cases up to this size (the probe at least); the larger
+# ones take only the configs with the largest tiles. Why, in variants.py's docstring. A 300 x 781 layer norm
+# (470K elements) is a second a run interpreted, its 48 x 200 case (20K) 0.03 s.
 SMALL_CASE_ELEMENTS = 128 * 1024
 
 
@@ -52,6 +53,7 @@ class CaseResult:
     findings: list[str] = field(default_factory=list)   # the sanitizers' reports, each naming a kernel line
     wall: float = 0.0               # the whole run, worker round trip and sanitizer reruns included
     guards: dict = field(default_factory=dict)   # seconds of each sanitizer's own work (initcheck: its reruns too)
+    same_as: str = ""               # the run whose result this one is (launch options alone differ, interpreted)
 
     @property
     def ok(self) -> bool:
@@ -147,18 +149,11 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
     import time
     started = time.perf_counter()
     case = {**case, **variant.layout}
-    sizes, layout = split_case(case)
-    merged_meta = {**layout.get("meta", {}), **(meta or {})}
-    if variant.config is not None:
-        from ..core.spec import split_config
-        config_meta, num_warps, num_stages = split_config(variant.config)
-        merged_meta = {**merged_meta, **config_meta}
-    # The config a launch of this case uses (spec.constraints checked); the kernel runs through its own JIT.
     run_mode = worker.mode(force_interpreter=interpreter)
     mode_label = worker.describe(run_mode)
     labels = dict(kind=variant.kind, variant=variant.name)
     try:
-        config = Request.of(spec, "native", merged_meta, num_warps, num_stages, sizes, dtype).config
+        config = _resolve(spec, case, dtype, meta, num_warps, num_stages, variant)
     except UserError as e:
         if variant == variants.PLAIN:
             raise
@@ -183,6 +178,43 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
         result = CaseResult(**common, status="error", problems=[str(e)])
     result.wall = time.perf_counter() - started
     return result
+
+
+def _resolve(spec: KernelSpec, case: dict, dtype, meta, num_warps, num_stages, variant: variants.Variant):
+    """The config a launch of `case` (its layout merged in) uses, spec.constraints checked; UserError if refused.
+    The kernel itself runs through its own JIT."""
+    sizes, layout = split_case(case)
+    merged_meta = {**layout.get("meta", {}), **(meta or {})}
+    if variant.config is not None:
+        from ..core.spec import split_config
+        config_meta, num_warps, num_stages = split_config(variant.config)
+        merged_meta = {**merged_meta, **config_meta}
+    return Request.of(spec, "native", merged_meta, num_warps, num_stages, sizes, dtype).config
+
+
+def _interpreted_alike(plan: list, meta, num_warps, num_stages) -> dict[int, int]:
+    """Plan index of a config run -> the index of an earlier run the interpreter cannot tell from it: the same
+    case, layout, dtype, inputs, kernel parameters and pre_hook, the config differing in launch options alone
+    (num_warps, num_stages). An interpreted kernel never sees those (Triton's interpreter drops them), so the
+    run would repeat the earlier one bit for bit: it is not run again. Gluon kernels, whose layouts are built
+    from num_warps, always run."""
+    from ..core.spec import config_hook
+    seen, alike = {}, {}
+    for i, (spec, case, dt, variant) in enumerate(plan):
+        if variant.kind not in ("values", "configs") or "gluon" in type(spec.kernel).__module__:
+            continue
+        full = {**case, **variant.layout}
+        try:
+            config = _resolve(spec, full, dt, meta, num_warps, num_stages, variant)
+        except UserError:
+            continue
+        key = (id(spec), repr(sorted(full.items(), key=lambda kv: kv[0])), config.dtype, variant.generator,
+               repr(sorted(config.meta.items())), config_hook(spec, config))
+        if key in seen and variant.kind == "configs":
+            alike[i] = seen[key]
+        else:
+            seen.setdefault(key, i)
+    return alike
 
 
 def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: str, generator: str = "randn",
@@ -429,7 +461,8 @@ def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = 
         probe = variants.probe_case(spec, cases)
         extra_cases = [probe] if quick and not shape else \
             [c for c in cases if case_elements(spec, c) <= EXTRA_CASE_ELEMENTS] or [probe]
-        small = [c for c in extra_cases if case_elements(spec, c) <= SMALL_CASE_ELEMENTS] or [probe]
+        small = [c for c in extra_cases if case_elements(spec, c) <= SMALL_CASE_ELEMENTS]
+        small = small if probe in small or any(split_case(c)[0] == probe for c in small) else [probe] + small
         plan += [(spec, case, dt, v) for case, dt, v in
                  variants.extra(spec, probe, dts, set(kinds), fixed_config, quick, seed, extra_cases, small)]
     if not plan:
@@ -439,9 +472,23 @@ def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = 
         return check_case(spec, case, dt, meta, num_warps, num_stages, seed, interpreter, time_limit=timeout,
                           variant=variant, sanitize="sanitizers" in kinds, slot=slot)
 
-    slots = worker.parallel_slots(worker.mode(interpreter), len(plan))
+    alike = _interpreted_alike(plan, meta, num_warps, num_stages) if interpreting else {}
+    runs = [item for i, item in enumerate(plan) if i not in alike]
+    slots = worker.parallel_slots(worker.mode(interpreter), len(runs))
     start = worker.start(worker.mode(interpreter), slots, _warm)     # before any run, so no run's time holds it
-    results = _run_plan(plan, one, slots, progress)
+    told = (lambda count, _, result: progress(count, len(plan), result)) if progress else None
+    done = iter(_run_plan(runs, one, slots, told))
+    results = []
+    for i, (spec, case, dt, variant) in enumerate(plan):
+        if i in alike:
+            same = results[alike[i]]
+            config = _resolve(spec, {**case, **variant.layout}, dt, meta, num_warps, num_stages, variant)
+            results.append(replace(same, kind=variant.kind, variant=variant.name, config=config.describe(),
+                                   seconds=0.0, wall=0.0, guards={}, same_as=same.label))
+        else:
+            results.append(next(done))
+    if progress and alike:
+        progress(len(plan), len(plan), results[-1])
     mode = results[0].mode if results else worker.describe(worker.mode(interpreter))
     if "sanitizers" not in kinds:
         sanitizers = "off (--no-sanitize)"

@@ -86,6 +86,11 @@ def _print(report: Report, debug: bool, console) -> None:
             skipped.setdefault(r.problems[0] if r.problems else "", []).append(r)
     for reason, rs in skipped.items():
         console.print(Text(f"SKIP {len(rs)} case(s): {reason}", style=_STYLE["skip"]), soft_wrap=True)
+    shared = [r for r in report.results if r.same_as]
+    if shared:
+        console.print(f"{len(shared)} config run(s) differ from another run of their case in num_warps or num_stages "
+                      f"alone, which an interpreted kernel never sees: each is that run's result, not run again",
+                      markup=False, soft_wrap=True)
     if report.sanitizers.startswith("off on a GPU") or not report.sanitizers.startswith("off"):
         console.print(f"sanitizers: {report.sanitizers}", markup=False, soft_wrap=True)
     spent = report.seconds_by_variant()
@@ -108,10 +113,10 @@ def _where_the_time_went(report: Report) -> str:
     if not report.results or report.wall <= 0:
         return ""
     part, guard = report.seconds_by_part(), report.seconds_by_guard()
-    guards = [f"{g} {guard[g]:.2f} s" for g in ("memcheck", "racecheck", "initcheck") if guard.get(g)]
+    guards = [f"{g} {guard[g]:.2f} s" for g in ("memcheck", "racecheck", "initcheck") if g in guard]
     workers = f"{report.workers} workers" if report.workers > 1 else "the worker"
     started = f"starting {workers} {part['start']:.2f} s; " if part["start"] else ""
-    launches = f"launches {part['launches']:.2f} s" + (f" ({', '.join(guards)} of it)" if guards else "")
+    launches = f"launches {part['launches']:.2f} s" + (f" ({', '.join(guards)} of it)" if any(guard.values()) else "")
     return (f"time went to: {started}{launches}, the rest of the runs (reference, comparison) {part['other']:.2f} s; "
             f"{report.wall:.2f} s wall" + (f" on {report.workers} workers" if report.workers > 1 else ""))
 

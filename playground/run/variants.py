@@ -2,11 +2,12 @@
 
 Every case runs once with N(0, 1) inputs, contiguous tensors and the config a launch would
 use: that is what `check` always did. The bugs that survive that (tests/planted/ has one per
-class) need other runs. Without --quick they run on every case up to
+class) need other runs. Without --quick they run on the *small* cases (up to
+check.SMALL_CASE_ELEMENTS, the probe at least), and the configs also on the larger ones up to
 check.EXTRA_CASE_ELEMENTS; with --quick, on one small case, the *probe*, to stay cheap:
 
 - values: each input generator of inputs.py the spec supports, at every dtype; and, for a
-  kernel that reduces, the probe with a reduction LONG_REDUCTION long and the other sizes small;
+  kernel that reduces, the probe with a reduction LONG_REDUCTION long and the other sizes small, at every dtype;
 - layouts, where the kernel takes strides (read from the spec's `args`): every 2-D tensor whose
   both strides it takes transposed; every 2-D tensor whose row stride it takes sliced out of
   wider rows; and every tensor starting one element past an aligned address (which changes the
@@ -15,12 +16,20 @@ check.EXTRA_CASE_ELEMENTS; with --quick, on one small case, the *probe*, to stay
   equalities among its parameters (see configs()). A bug that only shows under some tile shapes is reported with
   that config.
 
-Layouts and configs run at the first dtype: the bugs they catch do not depend on it. The input classes run
-on every case at the first dtype, and at the others on the small cases alone (check.SMALL_CASE_ELEMENTS, the
-probe at least): what a class exposes at a dtype is its values against the dtype's range and rounding (x100
-squared overflows fp16, not fp32), which a small case shows as well as a large one; what it exposes on a case
-is the case's edges (a masked tail, a ragged last tile), which the first dtype's runs already see on every
-case. That keeps every (class, case) and every (class, dtype) pair while the large cases run once per class.
+Layouts and configs run at the first dtype: the bugs they catch do not depend on it.
+
+Which combinations need the large cases (each a decision, for the interpreter's time: a run costs about one
+interpreted step per program and tile, so a 300 x 781 layer norm is a second, its 48 x 200 case 0.03 s):
+- the input classes and layouts: the small cases only. What a class exposes is its values against the kernel's
+  arithmetic and the dtype's range (exp of x100 overflows fp32; a masked max whose lanes read 0 is wrong on all
+  negative rows), and what a layout exposes is the stride and alignment arithmetic; both show on any case with
+  a few rows, a masked tail and a ragged last tile, which the small cases have. What a large case adds is
+  length, and the long reduction, at every dtype, is the run for length.
+- the configs: every one on the small cases; on the larger ones only the QUICK_CONFIGS configs with the largest
+  tiles (largest_tiles()). A small tile already spans several tiles and a ragged edge of a small case; a large
+  tile needs a large case for that. Small tiles on a large case are the costliest runs of all.
+- in the interpreter, a config that differs from another run of the same case only in launch options
+  (num_warps, num_stages: no interpreted kernel sees them) is that run: check runs it once (check.py).
 """
 from __future__ import annotations
 
@@ -38,6 +47,7 @@ QUICK_MAX = 6
 LONG_REDUCTION = 4096 + 17
 SLICE_PAD = 3      # elements between rows of a sliced view: row stride = row + 3, never aligned
 KINDS = ("values", "layouts", "configs", "sanitizers")
+LAUNCH_OPTIONS = ("num_warps", "num_stages", "num_ctas", "maxnreg")   # a config's entries no kernel parameter takes
 
 
 @dataclass(frozen=True)
@@ -67,25 +77,41 @@ def extra(spec, probe: dict, dtypes: list[str], kinds: set, fixed_config: bool, 
           small: list[dict] | None = None) -> list[tuple[dict, str, Variant]]:
     """(case, dtype, variant) for every run beyond the plain ones, in report order.
 
-    `cases`: where the input classes, layouts and configs run (default: the probe alone, as
-    --quick does); `small`: those of them where the input classes run at every dtype after the
-    first (default: all of `cases`); the long reduction grows from the probe.
+    `cases`: where the configs run (default: the probe alone, as --quick does); `small`: those
+    of them where the input classes, the layouts and every config run (default: all of `cases`;
+    the others take largest_tiles()); the long reduction grows from the probe.
     """
     cases = cases or [probe]
     small = small or cases
     runs = []
     if "values" in kinds:
-        for i, dtype in enumerate(dtypes):
+        for dtype in dtypes:
             runs += [(case, dtype, Variant("values", g, generator=g))
-                     for case in (cases if i == 0 else small) for g in inputs.names_for(spec, dtype) if g != "randn"]
+                     for case in small for g in inputs.names_for(spec, dtype) if g != "randn"]
         long = long_reduction(spec, probe)
         if long is not None:
             runs += [(long, dtype, Variant("values", "long reduction")) for dtype in dtypes]
     if "layouts" in kinds:
-        runs += [(case, dtypes[0], v) for case in cases for v in layouts(spec, case)]
+        runs += [(case, dtypes[0], v) for case in small for v in layouts(spec, case)]
     if "configs" in kinds and not fixed_config and spec.configs:
-        runs += [(case, dtypes[0], v) for case in cases for v in configs(spec, quick, seed)]
+        every = configs(spec, quick, seed)
+        large = largest_tiles(every)
+        runs += [(case, dtypes[0], v) for case in cases + [c for c in small if c not in cases]
+                 for v in (every if case in small else large)]
     return runs
+
+
+def largest_tiles(chosen: list[Variant]) -> list[Variant]:
+    """The QUICK_CONFIGS configs with the largest tiles, by the product of their numeric parameters (launch
+    options aside), in their own order; ties go to the earlier config."""
+    def tile(v: Variant) -> float:
+        size = 1.0
+        for k, value in v.config.items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and k not in LAUNCH_OPTIONS:
+                size *= value
+        return size
+    ranked = sorted(range(len(chosen)), key=lambda i: (-tile(chosen[i]), i))[:QUICK_CONFIGS]
+    return [chosen[i] for i in sorted(ranked)]
 
 
 def long_reduction(spec, probe: dict) -> dict | None:
@@ -178,7 +204,7 @@ def configs(spec, quick: bool, seed: int) -> list[Variant]:
 def _pattern(config: dict) -> tuple:
     """How a config's numeric parameters compare with one another: (-1, 0, 1) per pair."""
     numbers = sorted((k, v) for k, v in config.items() if isinstance(v, (int, float)) and not isinstance(v, bool)
-                     and k not in ("num_warps", "num_stages", "num_ctas", "maxnreg"))
+                     and k not in LAUNCH_OPTIONS)
     return tuple((a > b) - (a < b) for i, (_, a) in enumerate(numbers) for _, b in numbers[i + 1:])
 
 

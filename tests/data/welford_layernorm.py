@@ -1,9 +1,10 @@
 """A correct Welford layer norm as a user might write it elsewhere, with a spec of its own: 5 configs, 3 dtypes,
 6 cases. The kernel the speed item of issue 41 was measured on (benchmarks/check_cost.py times its check).
 
-Each block's count, mean and sum of squared deviations come from tl.sum, merged into the row's running ones by
-Chan et al.'s rule; a second pass normalises. Its cases are layernorm's, all under check's 1M-element line, so a
-full check runs every input class, layout and config on every one of them.
+Each block's count, mean and sum of squared deviations come from one tl.reduce with a combine function of its
+own (Chan et al.'s rule for merging two groups), then merge into the row's running ones by the same rule; a
+second pass normalises. Its cases are layernorm's, all under check's 1M-element line, so a full check runs every
+input class, layout and config on every one of them.
 """
 import triton
 import triton.language as tl
@@ -11,6 +12,14 @@ import triton.language as tl
 from playground import KernelSpec, Tensor
 
 EPS = 1e-5
+
+
+@triton.jit
+def chan_merge(mean_a, m2_a, count_a, mean_b, m2_b, count_b):
+    count = count_a + count_b
+    share_b = tl.where(count > 0, count_b / tl.maximum(count, 1.0), 0.0)
+    delta = mean_b - mean_a
+    return mean_a + delta * share_b, m2_a + m2_b + delta * delta * count_a * share_b, count
 
 
 @triton.jit
@@ -24,14 +33,9 @@ def welford_layernorm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, x_row_stride, y_row_str
         cols = start + tl.arange(0, BLOCK_SIZE)
         mask = cols < n_cols
         x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)
-        block_count = tl.sum(mask.to(tl.float32), axis=0)
-        block_mean = tl.sum(x, axis=0) / block_count
-        block_m2 = tl.sum(tl.where(mask, (x - block_mean) * (x - block_mean), 0.0), axis=0)
-        total = count + block_count
-        delta = block_mean - mean
-        mean = mean + delta * block_count / total
-        m2 = m2 + block_m2 + delta * delta * count * block_count / total
-        count = total
+        # each lane a group of one element (or none, past the row), merged into the block's group
+        block_mean, block_m2, block_count = tl.reduce((x, tl.zeros_like(x), mask.to(tl.float32)), 0, chan_merge)
+        mean, m2, count = chan_merge(mean, m2, count, block_mean, block_m2, block_count)
     rstd = 1 / tl.sqrt(m2 / count + eps)
     for start in range(0, n_cols, BLOCK_SIZE):
         cols = start + tl.arange(0, BLOCK_SIZE)
