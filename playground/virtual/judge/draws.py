@@ -71,32 +71,33 @@ POISON_BYTE = 0x5A
 def poison(tensor) -> None:
     """Fill `tensor` (fresh memory) with the poison of its dtype, in place."""
     import torch
-    name = str(tensor.dtype).removeprefix("torch.")
     if tensor.numel() == 0:
         return
     with torch._C.DisableTorchFunction():
-        if name in POISON_BITS:
-            bits = {"float32": torch.int32, "float16": torch.int16, "bfloat16": torch.int16,
-                    "float64": torch.int64}[name]
-            value = POISON_BITS[name]
-            if value >= 1 << (torch.iinfo(bits).bits - 1):
-                value -= 1 << torch.iinfo(bits).bits
-            _raw(tensor, bits).fill_(value)
+        pattern = _pattern(tensor.dtype)
+        if pattern is not None:
+            _raw(tensor, pattern[0]).fill_(pattern[1])
         elif tensor.dtype != torch.bool:
             _raw(tensor, torch.uint8).fill_(POISON_BYTE)
 
 
 def poisoned(tensor):
     """A bool tensor: which elements of `tensor` still hold the poison (None for dtypes without one)."""
+    pattern = _pattern(tensor.dtype)
+    if pattern is None or tensor.numel() == 0:
+        return None
+    return tensor.contiguous().view(pattern[0]) == pattern[1]
+
+
+def _pattern(dtype):
+    """(the integer dtype of a float dtype's width, its poison as a signed value of it), or None."""
     import torch
-    name = str(tensor.dtype).removeprefix("torch.")
-    if name not in POISON_BITS or tensor.numel() == 0:
+    name = str(dtype).removeprefix("torch.")
+    if name not in POISON_BITS:
         return None
     bits = {"float32": torch.int32, "float16": torch.int16, "bfloat16": torch.int16, "float64": torch.int64}[name]
-    value = POISON_BITS[name]
-    if value >= 1 << (torch.iinfo(bits).bits - 1):
-        value -= 1 << torch.iinfo(bits).bits
-    return tensor.contiguous().view(bits) == value
+    value, width = POISON_BITS[name], torch.iinfo(bits).bits
+    return bits, value - (1 << width) if value >= 1 << (width - 1) else value
 
 
 def _raw(tensor, bits):
