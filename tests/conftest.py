@@ -29,7 +29,7 @@ def outcome(*args) -> tuple[int, str, str]:
 def xdist_group_of(nodeid: str) -> str:
     """The worker group of a test: its file, so a file's tests run on one worker in their order, as they
     would without xdist; only the tutorials' blocks are split, one group per lesson with its solutions
-    (`test_block[07_fusion_roofline.md:12]`, `test_block[solutions/07_fusion.md:8]`), since a lesson's
+    (`test_block[11_fusion_roofline.md:12]`, `test_block[solutions/11_fusion.md:8]`), since a lesson's
     blocks may build on each other but lessons share nothing."""
     path, _, test = nodeid.partition("::")
     file = path.rpartition("/")[2]

@@ -33,7 +33,7 @@ def project(tmp_path, monkeypatch):
     regen = intake.regenerate()
     lessons = tmp_path / "tutorials"
     lessons.mkdir()
-    shutil.copyfile(ROOT / "tutorials" / "09_measuring.md", lessons / "09_measuring.md")
+    shutil.copyfile(ROOT / "tutorials" / "13_measuring.md", lessons / "13_measuring.md")
     monkeypatch.setattr(regen, "TUTORIALS", lessons)
     monkeypatch.setattr(regen, "SOLUTIONS", lessons / "solutions")
     monkeypatch.setattr(regen, "RECORDED", lessons / "recorded.json")
@@ -55,7 +55,7 @@ def _session(tmp_path, regen, rows=None, dry_run=False) -> Path:
     breakdown = next(b for b in gpu_blocks if "--breakdown" in b.code)
     smi = next(b for b in gpu_blocks if "nvidia-smi" in b.code)
     proton = next(b for b in gpu_blocks if "proton" in b.code)
-    ran = lambda b, output, problems: {"lesson": "09_measuring.md", "line": b.line, "code": b.code,  # noqa: E731
+    ran = lambda b, output, problems: {"lesson": "13_measuring.md", "line": b.line, "code": b.code,  # noqa: E731
                                        "exit": b.exit, "output": output, "problems": problems}
     (out / "lessons.json").write_text(json.dumps({"blocks": [
         ran(breakdown, "measured    vector_add on NVIDIA H100 80GB HBM3\nhost-to-device copy  1.2 ms\n", []),
@@ -77,9 +77,9 @@ def test_a_session_is_taken_in_rows_appended_lessons_shown_and_its_files_kept(tm
     # two blocks recorded and shown under the line that says where; the failed one named, not shown
     records = regen.recorded()
     assert len(records) == 2 and {r["gpu"] for r in records.values()} == {"NVIDIA H100 80GB HBM3"}
-    assert any(c.startswith("not recorded: 09_measuring.md:") and "failed on the GPU (output lacks 'softmax_kernel')"
+    assert any(c.startswith("not recorded: 13_measuring.md:") and "failed on the GPU (output lacks 'softmax_kernel')"
                in c for c in changed)
-    blocks = {b.code: b for b in regen.parse(lessons / "09_measuring.md") if b.needs_gpu}
+    blocks = {b.code: b for b in regen.parse(lessons / "13_measuring.md") if b.needs_gpu}
     shown = next(b for code, b in blocks.items() if "--breakdown" in code).committed_output()
     assert shown.startswith("# recorded on NVIDIA H100 80GB HBM3, 2026-11-28 (triton 3.6.0; torch 2.11.0+cu130)\n")
     assert "host-to-device copy  1.2 ms" in shown

@@ -16,8 +16,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_a_group_is_a_file_or_a_lesson_with_its_solutions():
     assert xdist_group_of("tests/test_fuse.py::test_plan[gemm]") == "test_fuse.py"
-    assert xdist_group_of("tests/test_tutorials.py::test_block[07_fusion_roofline.md:12]") == "lesson-07"
-    assert xdist_group_of("tests/test_tutorials.py::test_block[solutions/07_fusion.md:8]") == "lesson-07"
+    assert xdist_group_of("tests/test_tutorials.py::test_block[11_fusion_roofline.md:12]") == "lesson-11"
+    assert xdist_group_of("tests/test_tutorials.py::test_block[solutions/11_fusion.md:8]") == "lesson-11"
     assert xdist_group_of("tests/test_tutorials.py::test_block[README.md:61]") == "test_tutorials.py"
     assert xdist_group_of("tests/test_tutorials.py::test_exercise_blocks_run_on_the_solution_and_the_start") \
         == "test_tutorials.py"

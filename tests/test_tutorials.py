@@ -75,6 +75,34 @@ def test_every_lesson_is_in_the_index():
         assert f"]({path.name})" in index, f"{path.name} is missing from tutorials/README.md"
 
 
+def test_the_lessons_link_previous_and_next_through_the_whole_course():
+    """The last line of each lesson links its neighbours, under their own titles; none is left unreachable."""
+    for i, path in enumerate(LESSONS):
+        assert path.read_text().splitlines()[0].startswith(f"# {path.name[:2]} · "), f"{path.name}: title's number"
+        last = path.read_text().rstrip().splitlines()[-1]
+        want = []
+        if i:
+            want.append(f"Previous: [{_short_title(LESSONS[i - 1])}]({LESSONS[i - 1].name})")
+        want.append(f"Next: [{_short_title(LESSONS[i + 1])}]({LESSONS[i + 1].name})" if i + 1 < len(LESSONS)
+                    else "Next: [back to the course's index](README.md)")
+        assert last == " · ".join(want), f"{path.name} ends with {last!r}"
+
+
+def _short_title(path: Path) -> str:
+    return path.read_text().splitlines()[0][2:].split(":")[0]
+
+
+def test_a_lesson_number_in_the_prose_names_a_lesson_that_exists():
+    """`lesson 13` must mean this course's lesson 13; Triton's own tutorials are named by their titles."""
+    numbers = {p.name[:2] for p in LESSONS}
+    for path in regen.lesson_files():
+        text = path.read_text()
+        for phrase in re.findall(r"\b[Ll]essons? \d\d(?:(?:, | and | to | or |–)\d\d)*", text):
+            for n in re.findall(r"\d\d", phrase):
+                assert n in numbers, f"{path.name}: {phrase!r}"
+        assert not re.search(r"[Tt]utorial \d\d", text), f"{path.name}: 'tutorial NN' is ambiguous; name Triton's by title"
+
+
 def test_skips_are_rare_and_say_why():
     skipped = [b for b in BLOCKS if b.skip]
     assert all(b.skip.strip() for b in skipped)
@@ -173,11 +201,11 @@ def test_exercise_blocks_run_on_the_solution_and_the_start(tmp_path):
         ```bash
         cat ./mine.py
         ```
-        <!-- exercise: mine.py start=kernels/vector_add.py solution=tutorials/solutions/02_leaky_relu_matmul.py -->
+        <!-- exercise: mine.py start=kernels/vector_add.py solution=tutorials/solutions/04_leaky_relu_matmul.py -->
         <!-- expect: tl.where -->
         """)
     (block,) = regen.parse(path)
-    assert block.command() == "cat tutorials/solutions/02_leaky_relu_matmul.py\n"
+    assert block.command() == "cat tutorials/solutions/04_leaky_relu_matmul.py\n"
     assert not regen.problems(block, regen.run(block))
     assert regen.problems(block, regen.run(block, "start")) == ["output lacks 'tl.where'"]
 

@@ -10,7 +10,7 @@ CU's 64 KB, so one workgroup (8 waves, 2 per SIMD) fits. Two changes halve the L
   trips, each doing half the matrix-core work per synchronisation.
 
 Which is faster is a measurement, not a deduction: occupancy is a means to hide latency,
-not a score (lesson 05).
+not a score (lesson 08).
 """
 import dataclasses
 

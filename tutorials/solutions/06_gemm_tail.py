@@ -7,8 +7,8 @@ to 1152 and, because each CTA now needs half the accumulator registers and less 
 memory, three fit per SM: waves of 396, run as 396 + 396 + 360, the last 91% full.
 
 The price: a 64 x 128 tile reuses each loaded value of B over 64 rows instead of 128, so the
-kernel moves more bytes per FLOP (lesson 06). Whether the fuller waves pay for that is a
-measurement (lesson 09).
+kernel moves more bytes per FLOP (lesson 09). Whether the fuller waves pay for that is a
+measurement (lesson 13).
 """
 import dataclasses
 

@@ -1,4 +1,4 @@
-"""Lesson 14's exercise: x / ||x||_F in two launches. The first sums squares block by block into one fp32
+"""Lesson 15's exercise: x / ||x||_F in two launches. The first sums squares block by block into one fp32
 accumulator (tl.atomic_add); the second divides every element by the square root of that sum."""
 import torch
 import torch.nn as nn

@@ -2,7 +2,7 @@
 
 Small batches make skinny matrices: a 32 x 4096 activation times a 4096 x 4096 weight.
 Someone sized the tile to the problem: 32 rows, 4 warps. On sm_90 this compiles to
-Ampere-style mma.sync, not Hopper's wgmma. Copy this file (`cp tutorials/exercises/06_skinny_gemm.py
+Ampere-style mma.sync, not Hopper's wgmma. Copy this file (`cp tutorials/exercises/09_skinny_gemm.py
 my_gemm.py`), change the configuration below so that sm_90 issues wgmma, and check with
 `playground compile ./my_gemm.py --target sm_90`.
 """

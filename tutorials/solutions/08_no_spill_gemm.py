@@ -5,7 +5,7 @@ An fp32 accumulator of 128 x 128 is 16384 values. Spread over num_warps x 32 thr
   4 warps:  128 values per thread, plus addresses and loop state: 216 registers, no spills
   8 warps:   64 values per thread: 122 registers, no spills, and two CTAs fit on an SM
 4 warps is the smallest change that stops the spill; it also brings back wgmma on sm_90,
-which needs a warp group of 4 warps (lesson 06). 8 warps is the kernel's own default.
+which needs a warp group of 4 warps (lesson 09). 8 warps is the kernel's own default.
 """
 import dataclasses
 

@@ -4,7 +4,7 @@ One warp group (4 warps) issues wgmma on tiles of 64 rows (m64nNk16): with BLOCK
 there is no 64-row slice to give it, and the compiler falls back to mma.sync. 64 rows is
 the least that works. For M=32 half of each tile's rows are masked off, so half of the
 tensor-core work is wasted; whether wgmma still wins over mma.sync is a question for a
-GPU (lesson 09), which is why autotuners try both.
+GPU (lesson 13), which is why autotuners try both.
 """
 import dataclasses
 

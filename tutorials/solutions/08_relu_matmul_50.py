@@ -7,7 +7,7 @@ so each of the SM's four 16384-register sub-partitions holds 2 warps: 8 warps, 2
 62 registers (2048 per warp), 8 warps fit per sub-partition: 32 warps, 8 CTAs, 50%.
 
 What it costs: a 64 x 64 tile reuses each loaded element 64 times instead of 128, so the
-kernel loads twice the bytes per FLOP from L2 (lesson 06). Occupancy bought with smaller
+kernel loads twice the bytes per FLOP from L2 (lesson 09). Occupancy bought with smaller
 tiles is not free; only a measurement says whether the latency it hides is worth more.
 """
 import dataclasses
