@@ -69,6 +69,17 @@ def test_lesson_has_the_parts_a_learner_needs(path):
     assert any(b.expect or b.expect_re or b.expect_not for b in blocks), "a lesson states what to look for"
 
 
+def test_every_lesson_ends_with_an_exercise_the_tools_check_both_ways():
+    """The last section is the exercise, and it holds a block run on the solution (must pass) and on the
+    learner's starting file (must fail): test_block runs both."""
+    for path in LESSONS:
+        text = path.read_text()
+        last_section = text[text.rindex("\n## "):]
+        assert last_section.startswith("\n## Exercise"), f"{path.name}: the last section is not the exercise"
+        checked = [b for b in BLOCKS if b.path == path and b.exercise and b.line > text[:text.rindex("\n## ")].count("\n")]
+        assert checked, f"{path.name}: its exercise has no block the tools check (<!-- exercise: ... -->)"
+
+
 def test_every_lesson_is_in_the_index():
     index = (ROOT / "tutorials" / "README.md").read_text()
     for path in LESSONS:
