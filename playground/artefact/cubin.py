@@ -41,3 +41,25 @@ def code_is_relocated(cubin: bytes) -> bool:
     """Whether any instruction is patched at load time (a non-empty `.rel.text.*` or `.rela.text.*`): such code
     disassembled raw would show the unpatched fields."""
     return any(data for n, data in sections(cubin).items() if n.startswith((".rel.text.", ".rela.text.")))
+
+
+# EIFMT_* formats of a `.nv.info` record: u8 format, u8 attribute, then a u16 that is the value itself (NVAL, BVAL,
+# HVAL) or, for SVAL, the length of the payload that follows. The layout is the one cuobjdump -elf decodes
+# ("Attribute", "Format", "Value"); tests hold what this reads to cuobjdump's own printout of the same cubin.
+EIFMT_NVAL, EIFMT_BVAL, EIFMT_HVAL, EIFMT_SVAL = 1, 2, 3, 4
+
+
+def kernel_attributes(cubin: bytes, function: str) -> list[tuple[int, int | bytes]]:
+    """The `.nv.info.<function>` section's records in order, as (EIATTR code, value): an int for NVAL, BVAL and
+    HVAL records, the payload's bytes for SVAL ones. Raises KeyError when the cubin has no such section."""
+    data = sections(cubin)[f".nv.info.{function}"]
+    records, at = [], 0
+    while at + 4 <= len(data):
+        fmt, attr, value = struct.unpack_from("<BBH", data, at)
+        at += 4
+        if fmt == EIFMT_SVAL:
+            records.append((attr, data[at:at + value]))
+            at += value
+        else:
+            records.append((attr, value))
+    return records

@@ -1,11 +1,13 @@
-"""Compiled artefacts as text, `lines(result)`: `inspect`'s reading of the code (a codeinspect.Report) and
-`compile --passes`'s list of the passes (a passes.PassLog); `found_line`, what `--find` found."""
+"""Compiled artefacts as text, `lines(result)`: `inspect`'s reading of the code (a codeinspect.Report), `inspect
+--params`'s parameter block (a launch_params.ParamBlock) and `compile --passes`'s list of the passes (a
+passes.PassLog); `found_line`, what `--find` found."""
 from __future__ import annotations
 
 from functools import singledispatch
 
 from ..text import table
 from .codeinspect import Report
+from .launch_params import ParamBlock
 from .passes import PassLog
 
 
@@ -108,5 +110,57 @@ def found_line(log: PassLog, found: dict) -> str:
     return f"{found['pattern']!r} appears in no pass's output for {log.kernel} on {log.target}"
 
 
+def _param_lines(b: ParamBlock) -> list[str]:
+    """The launch as the driver call receives it, then each parameter: where its bytes go, and who reads them."""
+    dims = lambda d: "(" + ", ".join(map(str, d)) + ")"
+    grid = (f"gridDim {dims(b.grid_dims)}: the spec's grid at {b.shape or 'its arguments'}, {dims(b.grid)}"
+            + (f", x times num_ctas {b.num_ctas}" if b.num_ctas > 1 else "") if b.grid else
+            "gridDim: the launch's own grid (not known without the spec's grid function)")
+    required = ""
+    if b.binary_threads is not None:
+        what = "requires" if b.api.startswith("cu") else "allows at most"
+        required = f"; the binary {what} {b.binary_threads}" + ("" if b.binary_threads == b.block[0] else " (differs)")
+    shared = f"sharedMemBytes {b.shared_bytes}: the compiled metadata's `shared`"
+    if b.shared_bytes > 48 * 1024:
+        shared += "; above 48 KiB, so Triton's loader first opts the function in to more dynamic shared memory"
+    out = [f"kernel      {b.kernel} ({b.function}) on {b.target}: {b.config}",
+           f"call        {b.api}, as Triton's launcher makes it (triton/backends/*/driver.c)",
+           f"function    {b.function}, looked up by name in the loaded binary",
+           f"grid        {grid}",
+           f"block       blockDim {dims(b.block)}: num_warps {b.num_warps} x {b.block[0] // b.num_warps} threads{required}",
+           f"cluster     " + (f"{dims(b.cluster)}: num_ctas {b.num_ctas}" if b.cluster else "none (num_ctas 1)"),
+           f"shared      {shared}",
+           f"stream      {b.stream}",
+           f"attributes  {', '.join(b.attributes) or 'none'}"]
+    for label, size in (("global", b.global_scratch_bytes), ("profile", b.profile_scratch_bytes)):
+        if size:
+            total = f" = {size * b.num_ctas * _programs(b.grid)} B for this grid" if b.grid else ""
+            out.append(f"scratch     {label}: {size} B a program, from the allocator (programs x num_ctas x {size}"
+                       f"{total})")
+    out += [f"params      {len(b.params)}, one pointer each in `params`; the driver copies them into the parameter "
+            f"buffer, {b.buffer_bytes} B at {b.buffer}",
+            f"read from   {b.source}"]
+    nvidia = b.base is not None
+    head = ["#", "name", "type", "offset", "bytes"] + (["bank", "PTX .param", "read by (SASS)"] if nvidia
+                                                       else ["value kind"])
+    rows, end = [], 0
+    for p in b.params:
+        if p.offset > end:
+            rows.append(["", "(padding)", "", f"0x{end:02x}", str(p.offset - end)] + [""] * (len(head) - 5))
+        where = [f"c[0x0][0x{b.base + p.offset:x}]", p.declared, ", ".join(p.read_by) or "-"] if nvidia else [p.declared]
+        rows.append([str(p.ordinal), p.name, p.type, f"0x{p.offset:02x}", str(p.size)] + where)
+        end = p.offset + p.size
+    out += ["  " + line for line in table(head, rows, "rllrr")]
+    out += [f"absent      {a['name']}: {a['why']}" for a in b.absent[:1]]
+    out += [f"            {a['name']}: {a['why']}" for a in b.absent[1:]]
+    out += [f"not shown   {n}" for n in b.not_shown]
+    return out
+
+
+def _programs(grid) -> int:
+    return grid[0] * grid[1] * grid[2]
+
+
 lines.register(Report, _inspect_lines)
+lines.register(ParamBlock, _param_lines)
 lines.register(PassLog, _pass_list)
