@@ -1,4 +1,4 @@
-"""Solution to exercise 02: relu_matmul with a leaky ReLU in its epilogue.
+"""Solution to the exercise of lesson 04: relu_matmul with a leaky ReLU in its epilogue.
 
 A copy of kernels/relu_matmul.py; the lines marked CHANGED are the whole difference.
 
