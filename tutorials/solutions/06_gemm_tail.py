@@ -1,4 +1,4 @@
-"""Solution to exercise 03: gemm at M = N = 3072 on sm_90 without a nearly empty last wave.
+"""Solution to the exercise of lesson 06: gemm at M = N = 3072 on sm_90 without a nearly empty last wave.
 
 With 128 x 128 tiles the grid is 24 x 24 = 576 CTAs; two fit on an SM (registers and shared
 memory), so a wave is 2 x 132 = 264 CTAs and the grid runs as 264 + 264 + 48: the third
