@@ -1,4 +1,4 @@
-"""Solution to exercise 04: kernels/transpose.py turned into a plain copy, Y = X.
+"""Solution to the exercise of lesson 07: kernels/transpose.py turned into a plain copy, Y = X.
 
 The lines marked CHANGED are the whole difference. With no change of layout between the load
 and the store, the compiler needs no shared memory: each thread stores exactly the 16-byte
