@@ -1,4 +1,4 @@
-"""Solution to exercise 01: vector_add with its mask broken on purpose, so that check catches it.
+"""Solution to the exercise of lesson 02: vector_add with its mask broken on purpose, so that check catches it.
 
 A copy of kernels/vector_add.py; the line marked CHANGED is the whole difference. The mask
 now switches off the last element as well as the ones past the end: out[N-1] is never
