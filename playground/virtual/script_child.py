@@ -58,7 +58,8 @@ def main(argv: list[str]) -> int:
     finally:
         sys.stdout.flush()
         ran = {"module": module} if module else {"script": str(Path(script).resolve())}
-        trace = recorder.as_dict() | ran | {"argv": script_args, "exit_code": code}
+        from .allocator import figures     # the caching allocator's model: allocated, reserved, peaks (modelled)
+        trace = recorder.as_dict() | ran | {"argv": script_args, "exit_code": code} | figures()
         Path(settings["out"]).write_text(json.dumps(trace, default=str))
     return code
 

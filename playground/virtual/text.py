@@ -134,6 +134,10 @@ def lines(trace: dict, trace_file: str | None = None) -> list[str]:
         overlap = f" on {len(_streams(launches))} streams, {_side_by_side(launches) * 1e3:,.3f} ms of it side by side"
     out.append(f"GPU busy {busy * 1e3:,.3f} ms (modelled){overlap}; the script's host time here "
                f"{trace['host_seconds']:,.3f} s (compiling and interpreting left out)")
+    if trace.get("memory"):       # the caching allocator's model (allocator.py)
+        out.append(f"GPU memory peak {trace['memory']['peak_allocated_bytes']:,} B allocated, "
+                   f"{trace['memory']['peak_reserved_bytes']:,} B reserved (modelled: PyTorch's caching allocator's "
+                   f"rules applied to the script's GPU tensors, not measured)")
     return out
 
 

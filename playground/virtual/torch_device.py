@@ -8,7 +8,9 @@
   active torch device Triton's driver reports is cuda:0 too, so `DEVICE.type == "cuda"`,
   `getattr(torch, DEVICE.type)` (the virtual torch.cuda) and `assert x.device == DEVICE` hold as on a GPU.
 - torch.cuda's queries answer with the target's properties (gpu.py); streams and events are the virtual
-  GPU's (each stream its own queue, gpu.py's rules), and an event's elapsed_time is modelled time.
+  GPU's (each stream its own queue, gpu.py's rules), and an event's elapsed_time is modelled time. Its memory
+  figures (memory_allocated, memory_reserved, memory_stats, empty_cache, ...) are PyTorch's caching allocator
+  modelled on the GPU tensors' storages (allocator.py): modelled too.
 - Any other public torch.cuda function fails with one line naming it (VirtualDeviceError).
 - Autograd answers as it would on the GPU: a custom autograd.Function whose forward took GPU tensors gets its
   gradients and its saved tensors back as GPU tensors in backward (torch's engine makes the gradients, and
@@ -110,6 +112,8 @@ class DeviceMode(TorchFunctionMode):
             _mark(result)
             if name in FRESH_MEMORY and _state["fresh_memory"] is not None and isinstance(result, torch.Tensor):
                 _state["fresh_memory"](result)
+        if _state["allocator"] is not None:       # the caching allocator's model counts GPU storages (allocator.py)
+            _state["allocator"].seen(result, args, kwargs)
         return result
 
 
@@ -127,6 +131,8 @@ def _placed(tensor, gpu: bool):
         moved = tensor.view_as(tensor)
     if gpu:
         setattr(moved, _ON_GPU, True)
+    if _state["allocator"] is not None:
+        _state["allocator"].placed(moved, gpu)
     return moved
 
 
@@ -163,7 +169,8 @@ def _shape_only(func, args, kwargs):
 # what install() set up: the VirtualGPU, the current stream, and the host's modelled clock (session.py
 # connects it to the capture's; a process that only reads kernels has none, and waits for nothing)
 _state: dict = {"gpu": None, "stream": None, "host_now": lambda: 0.0, "host_waits": lambda until: None,
-                "fresh_memory": None}     # called on each GPU tensor torch allocates uninitialised (FRESH_MEMORY)
+                "fresh_memory": None,     # called on each GPU tensor torch allocates uninitialised (FRESH_MEMORY)
+                "allocator": None}        # allocator.Tracker: the caching allocator's model, fed the GPU storages
 
 
 def _stream_id(stream) -> int:
@@ -256,6 +263,9 @@ def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
 
     _state.update(gpu=gpu, stream=default_stream)
     props = gpu.torch_properties()
+    from . import allocator
+    _state["allocator"] = allocator.install(props.total_memory, f"the virtual {props.name}",
+                                            lambda: _state["stream"].cuda_stream, on_gpu)
 
     @contextlib.contextmanager
     def stream(s=None):
@@ -277,11 +287,8 @@ def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
         "current_stream": lambda device=None: _state["stream"], "default_stream": lambda device=None: default_stream,
         "stream": stream, "set_stream": lambda s: _state.update(stream=s),
         "Stream": Stream, "ExternalStream": Stream, "Event": Event,
-        "empty_cache": lambda: None, "ipc_collect": lambda: None,
-        "memory_allocated": lambda device=None: 0, "max_memory_allocated": lambda device=None: 0,
-        "memory_reserved": lambda device=None: 0, "max_memory_reserved": lambda device=None: 0,
-        "reset_peak_memory_stats": lambda device=None: None, "reset_max_memory_allocated": lambda device=None: None,
-        "mem_get_info": lambda device=None: (props.total_memory, props.total_memory),
+        "ipc_collect": lambda: None,
+        **allocator.functions(_state["allocator"]),   # memory_allocated, memory_stats, empty_cache, ...: modelled
         # torch.manual_seed seeds the CPU generator the tensors use, then calls these: nothing more to seed
         "manual_seed": lambda seed: None, "manual_seed_all": lambda seed: None, "seed": lambda: None,
         "seed_all": lambda: None, "get_rng_state": lambda device=None: torch.get_rng_state(),
