@@ -13,8 +13,8 @@ COMMANDS = main.list_commands(None)
 
 
 def test_the_commands_are_the_ones_the_readme_tours():
-    assert COMMANDS == ["bench", "check", "compile", "diff", "fuse", "grid", "inspect", "list", "occupancy", "run",
-                        "schema", "serve", "sweep", "targets"]
+    assert COMMANDS == ["bench", "check", "compile", "diff", "fuse", "grid", "inspect", "list", "occupancy", "puzzle",
+                        "run", "schema", "serve", "sweep", "targets"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
