@@ -137,7 +137,8 @@ def lines(trace: dict, trace_file: str | None = None) -> list[str]:
     if trace.get("memory"):       # the caching allocator's model (allocator.py)
         out.append(f"GPU memory peak {trace['memory']['peak_allocated_bytes']:,} B allocated, "
                    f"{trace['memory']['peak_reserved_bytes']:,} B reserved (modelled: PyTorch's caching allocator's "
-                   f"rules applied to the script's GPU tensors, not measured)")
+                   f"rules applied to the script's GPU tensors, as is every torch.cuda memory figure the script read; "
+                   f"not measured)")
     return out
 
 
