@@ -94,3 +94,34 @@ def test_the_command_checks_in_place_and_writes_nothing_there():
     code, out, _ = outcome("puzzle", "02", "--solution")
     assert code == 0 and out.splitlines()[-1] == "puzzle 2 (add_scalar, the solution): solved, 6 of 6 runs pass"
     assert _folder() == before
+
+
+def _compiled(puzzle, solution: bool):
+    from playground.artefact.request import Request
+    from playground.core import registry
+    return Request.of(registry.load(str(puzzle.file(solution))), "sm_90").compile()
+
+
+def test_a_stub_and_a_solution_compile_for_a_gpu():
+    """The quick form of the slow test below: the files are real kernels for a GPU too, not only the interpreter."""
+    stub = _compiled(puzzles.find(1), solution=False).stage("ptx")
+    assert ".target sm_90" in stub and "st.global" not in stub           # the stub writes nothing
+    matmul = _compiled(puzzles.find(14), solution=True).stage("ptx")
+    # tl.dot on tensor cores: Hopper's wgmma takes 64 rows per warp group, so a 32-row tile gets mma.sync
+    assert matmul.count("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32") == 4 and "wgmma" not in matmul
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("solution", [False, True], ids=["stub", "solution"])
+@pytest.mark.parametrize("puzzle", PUZZLES, ids=lambda p: f"{p.number:02d}_{p.name}")
+def test_every_file_compiles_for_a_gpu(puzzle, solution):
+    assert ".target sm_90" in _compiled(puzzle, solution).stage("ptx")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("puzzle", PUZZLES, ids=lambda p: f"{p.number:02d}_{p.name}")
+def test_every_solution_passes_every_case(puzzle):
+    """The quick form is test_the_stub_fails_and_the_solution_passes: the quick cases alone."""
+    _, report = puzzles.check(puzzle.number, solution=True, full=True)
+    assert report.ok, "\n".join(r.summary() for r in report.results if not r.ok)
+    assert len(report.results) > len(puzzles.check(puzzle.number, solution=True)[1].results)
