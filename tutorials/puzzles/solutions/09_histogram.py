@@ -9,8 +9,7 @@ the addresses come from the data (counts_ptr + x), and many lanes, of one progra
 the same bin: only an atomic add counts every one. counts starts at zero (the @triton.autotune
 line's reset_to_zero, as in puzzle 08). Lanes past N must add nothing.
 
-Use: tl.load(..., mask=), tl.atomic_add(counts_ptr + x, 1, mask=). (tl.histogram(x, B) counts a
-block's values in one call, B a constexpr; then each program still adds its counts atomically.)
+Use: tl.load(..., mask=), tl.atomic_add(counts_ptr + x, 1, mask=).
 Check: playground puzzle 9 --solution
 """
 import triton
