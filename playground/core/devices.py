@@ -81,6 +81,7 @@ class Device:
     memory_bytes: int = 0            # DRAM/HBM capacity (datasheet, decimal GB)
 
     sm_unit: str = "SM"              # what num_sms counts: "SM", "CU" or "WGP"
+    host_link: str = ""              # how the part reaches the host ("PCIe 5.0 x16"; HOST_LINKS); "" where not known
 
     @property
     def is_nvidia(self) -> bool:
@@ -254,6 +255,27 @@ DEVICES.update({
         peak_tflops={"fp32": 61.4, "fp16": 122.8, "bf16": 122.8},
         mem_bandwidth_gbs=960.0, l2_bytes=6 * MB, clock_ghz=2.5, memory_bytes=24 * GB, infinity_cache_bytes=96 * MB),
 })
+
+
+# How each representative part reaches its host, from its datasheet or spec page (the interconnect or bus row):
+# A100 SXM4 "PCIe Gen4", GeForce RTX 3090 and 4090 "PCIe 4.0", H100 SXM5 "PCIe Gen5", GeForce RTX 5090 "PCIe 5.0";
+# Instinct MI250X "PCIe 4.0 x16", MI300X and MI355X "PCIe 5.0 x16", Radeon RX 7900 XTX "PCIe 4.0". All x16. The
+# B200 is left out (sources say Gen5 or Gen6): a copy on it is not timed. The parts of VARIANTS keep their row's
+# link, as their own datasheets say (A100 PCIe and L40S: Gen4; H100 PCIe, NVL, H800 and H200: Gen5; MI325X: Gen5).
+HOST_LINKS = {"sm_80": "PCIe 4.0 x16", "sm_86": "PCIe 4.0 x16", "sm_89": "PCIe 4.0 x16", "sm_90": "PCIe 5.0 x16",
+              "sm_120": "PCIe 5.0 x16", "gfx90a": "PCIe 4.0 x16", "gfx942": "PCIe 5.0 x16", "gfx950": "PCIe 5.0 x16",
+              "gfx1100": "PCIe 4.0 x16"}
+# A link's rate, per direction: PCI-SIG's line rate, 16 lanes x 16 GT/s (PCIe 4.0) or 32 GT/s (PCIe 5.0), 128b/130b
+# encoding, 8 bits a byte: 31.5 and 63.0 GB/s. A line rate is an upper bound: packet headers and flow control take
+# part of it, and a copy from pageable memory is staged through a pinned buffer first (virtual/copies.py says so
+# wherever it times a copy with one).
+HOST_LINK_GBS = {"PCIe 4.0 x16": 16 * 16 * 128 / 130 / 8, "PCIe 5.0 x16": 16 * 32 * 128 / 130 / 8}
+DEVICES = {target: dataclasses.replace(d, host_link=HOST_LINKS.get(target, "")) for target, d in DEVICES.items()}
+
+
+def host_link_gbs(device: Device) -> float | None:
+    """GB/s per direction between the part and its host (the line rate above), or None where not known."""
+    return HOST_LINK_GBS.get(device.host_link)
 
 
 # Other GPUs of a target's architecture, by the name --target takes for them: the representative row with
