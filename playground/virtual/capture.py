@@ -25,6 +25,7 @@ the variant's binary, with this launch's grid, and FLOPs and bytes from the kern
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
@@ -60,6 +61,7 @@ class Recorder:
         self.messages: list[str] = []
         self.timing_depth = 0
         self.current: dict | None = None
+        self.host_side = None                       # host_side.HostSide: copies, sync points, ATen ops (run only)
         self.host_clock = 0.0                       # the script's own time, as measured here
         self._marks: dict[int, float] = {}          # thread -> its host_time when a launch last returned to it
         self._mark()
@@ -319,6 +321,17 @@ class Recorder:
         """The script's host clock at this moment (as synchronize counts it)."""
         return self.host_clock + self._since_mark()
 
+    @contextlib.contextmanager
+    def aside(self):
+        """The virtual GPU's own bookkeeping on the script's thread (recording an op, a copy, a sync point): the
+        host clock stops for it, as it does for compiling and interpreting."""
+        self.host_clock += self._since_mark()
+        self._mark()
+        try:
+            yield
+        finally:
+            self._mark()
+
     def synchronize(self, until: float | None = None):
         """The host waits for the GPU: its clock moves to `until` (an event, a stream's end), by default
         the end of everything queued (torch.cuda.synchronize)."""
@@ -349,7 +362,8 @@ class Recorder:
                     for var in self.variants.values()]
         return {"target": self.gpu.target.label, "device": self.device.name, "executed": self.execute,
                 "launches": self.launches, "variants": variants, "autotune": self.autotune,
-                "messages": self.messages, "host_seconds": self.host_clock, "gpu_seconds": self.gpu.stream_end}
+                "messages": self.messages, "host_seconds": self.host_clock, "gpu_seconds": self.gpu.stream_end,
+                **(self.host_side.as_dict() if self.host_side is not None else {})}
 
 
 def install(recorder: Recorder):

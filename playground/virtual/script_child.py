@@ -30,7 +30,8 @@ def main(argv: list[str]) -> int:
     # Triton 3.9 warns on every process that its FP-fusion default will change; `compile` hides it too
     warnings.filterwarnings("ignore", message=".*TRITON_DEFAULT_FP_FUSION.*")
     from . import session
-    recorder = (session.install_for_running(settings["target"], execute=settings["execute"]) if settings["target"]
+    recorder = (session.install_for_running(settings["target"], execute=settings["execute"], host_side=True,
+                                            ops=settings.get("ops", False)) if settings["target"]
                 else session.install_native())
     module = settings.get("module")
     if module:                 # as `python -m MODULE` runs it: the working directory first on the path

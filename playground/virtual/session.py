@@ -34,10 +34,11 @@ class Run:
 
 
 def run_script(script: str, args: list[str], target: str | None, execute: bool = True,
-               quiet_stdout: bool = False, module: bool = False) -> Run:
+               quiet_stdout: bool = False, module: bool = False, ops: bool = False) -> Run:
     """Run `script` with `args` on a virtual GPU of `target`, or, with no target, on this machine's GPU
     (native.py: measured); returns once the script has ended. With `module`, `script` is a module's name, run
-    as `python -m` runs it (`pytest`: a project's own tests, each launch attributed to the test it ran in)."""
+    as `python -m` runs it (`pytest`: a project's own tests, each launch attributed to the test it ran in). With
+    `ops`, the trace lists every ATen op the script ran on GPU tensors (dispatch.py)."""
     path = Path(script)
     if module:
         if not _importable(script):
@@ -49,9 +50,12 @@ def run_script(script: str, args: list[str], target: str | None, execute: bool =
     if target_name is None and not execute:
         raise UserError("no_exec runs no kernel on a virtual GPU; without `target` the script runs on this GPU: "
                         "name a target (`target` sm_90) to capture without running", param="no_exec")
+    if target_name is None and ops:
+        raise UserError("ops lists the ATen ops of a run on a virtual GPU; without `target` the script runs on this "
+                        "GPU: name a target (`target` sm_90)", param="ops")
     from ..lifecycle import child_env, run_child
     # the JIT must compile for the target (the capture interprets): no TRITON_INTERPRET in the child
-    settings = {"target": target_name, "execute": execute, "script_stdout_to_stderr": quiet_stdout,
+    settings = {"target": target_name, "execute": execute, "script_stdout_to_stderr": quiet_stdout, "ops": ops,
                 **({"module": script} if module else {})}
     code, trace, _ = run_child("playground.virtual.script_child", settings,
                                [script if module else str(path), *args], env=child_env(TRITON_INTERPRET=None))
@@ -73,8 +77,9 @@ def _importable(module: str) -> bool:
 _INSTALLED: dict = {}
 
 
-def install_for_running(target: str, execute: bool = True):
-    """The whole virtual GPU, for script_child.py: torch's side, Triton's driver, the capture."""
+def install_for_running(target: str, execute: bool = True, host_side: bool = False, ops: bool = False):
+    """The whole virtual GPU, for script_child.py: torch's side, Triton's driver, the capture; with `host_side`,
+    the script's copies and sync points too (host_side.py), and with `ops` its ATen ops."""
     from triton.runtime import driver
 
     from . import capture, smi, torch_device
@@ -91,6 +96,9 @@ def install_for_running(target: str, execute: bool = True):
     torch_device._state.update(host_now=recorder.host_now, host_waits=recorder.synchronize)
     driver.set_active(VirtualDriver(gpu, recorder))
     capture.install(recorder)
+    if host_side:
+        from . import host_side as watch_host
+        watch_host.install(recorder, gpu, trace_ops=ops)
     recorder.say(f"a virtual {gpu.device.name} ({gpu.target.name}): tensors on the CPU, kernels in Triton's "
                  f"interpreter{'' if execute else ' (not executed: --no-exec)'}; every time reported on it is "
                  f"modelled, not measured")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..text import table
 from ..units import kib, pct
+from . import host_text
 
 LAUNCH_ROWS = 40     # launches listed one by one; the rest are counted per variant
 
@@ -139,7 +140,7 @@ def lines(trace: dict, trace_file: str | None = None) -> list[str]:
                    f"{trace['memory']['peak_reserved_bytes']:,} B reserved (modelled: PyTorch's caching allocator's "
                    f"rules applied to the script's GPU tensors, as is every torch.cuda memory figure the script read; "
                    f"not measured)")
-    return out
+    return out + host_text.lines(trace)
 
 
 def _by_test(launches: list[dict]) -> list[str]:
