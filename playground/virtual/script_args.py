@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ..errors import UserError
 
-FLAGS = {"--no-exec": "no_exec", "--json": "json", "--force": "force"}
+FLAGS = {"--no-exec": "no_exec", "--json": "json", "--force": "force", "--ops": "ops"}
 VALUES = {"--target": "target", "-t": "target", "--trace": "trace", "--timeline": "timeline"}
 
 
