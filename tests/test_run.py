@@ -225,7 +225,7 @@ def test_failures_are_one_line_and_the_script_goes_on(capfd):
 def test_the_timeline_has_a_host_track_and_a_modelled_gpu_stream():
     run = captured("vector_add_bench.py")
     events = timeline.events(run.trace)["traceEvents"]
-    host = [e for e in events if e.get("ph") == "X" and e["tid"] == timeline.HOST_TID]
+    host = [e for e in events if e.get("ph") == "X" and e["tid"] == timeline.HOST_TID and e["cat"] == "host"]
     gpu = [e for e in events if e.get("ph") == "X" and e["tid"] == timeline.GPU_TID]
     assert len(host) == len(gpu) == len(run.launches)
     for earlier, later in zip(gpu, gpu[1:]):           # one stream: each kernel queues behind the last
