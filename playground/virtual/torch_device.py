@@ -42,6 +42,9 @@ GPU = torch.device("cuda", 0)          # what a tensor the script put on the GPU
 _ON_GPU = "_playground_on_gpu"         # the mark such a tensor carries (torch tensors take attributes)
 # torch hands a property's read to the mode as the descriptor's __get__ (a new method-wrapper each time)
 _DEVICE, _IS_CUDA = torch.Tensor.device, torch.Tensor.is_cuda
+# ... and a write as its __set__: `param.data = moved` (how nn.Module.to moves parameters) keeps the Parameter object,
+# so the mark must follow the data; `.grad` is made by autograd's C++ engine, where no mode sees it
+_DATA, _GRAD = torch.Tensor.data, torch.Tensor.grad
 
 # torch ops skipped (shape only) inside a timing loop: the ones whose CPU cost explodes at GPU sizes.
 # torch's allocating factories: what they return is fresh memory (check's poison fills it: virtual/judge/draws.py)
@@ -83,6 +86,16 @@ class DeviceMode(TorchFunctionMode):
             return GPU if on_gpu(args[0]) else func(*args)
         if read is _IS_CUDA:
             return on_gpu(args[0]) or func(*args)
+        if read is _DATA and getattr(func, "__name__", "") == "__set__":
+            func(*args)
+            if on_gpu(args[1]) != on_gpu(args[0]):
+                setattr(args[0], _ON_GPU, on_gpu(args[1]))
+            return None
+        if read is _GRAD and getattr(func, "__name__", "") == "__get__":
+            grad = func(*args)
+            if grad is not None and on_gpu(args[0]) and not on_gpu(grad):
+                setattr(grad, _ON_GPU, True)
+            return grad
         name = getattr(func, "__name__", "")
         tensor = args[0] if args and isinstance(args[0], torch.Tensor) else None
         if tensor is not None and name == "get_device":

@@ -26,4 +26,13 @@ assert not host.is_cuda and host.device.type == "cpu"
 assert torch.equal(host, x.cpu() * 2)
 plain = torch.ones(3)
 assert not plain.is_cuda and plain.cuda().is_cuda and plain.to(DEVICE).device == DEVICE and not plain.is_cuda
+# a module moved to the GPU: nn.Module.to sets each parameter's .data, and autograd's engine makes the grads
+layer = torch.nn.Linear(4, 4).to(DEVICE)
+assert layer.weight.is_cuda and layer.weight.device == DEVICE and layer.bias.is_cuda
+layer(torch.randn(2, 4, device=DEVICE)).sum().backward()
+assert layer.weight.grad.is_cuda
+optimizer = torch.optim.Adam(layer.parameters())
+optimizer.step()
+assert optimizer.state[layer.weight]["exp_avg"].is_cuda
+assert not torch.nn.Linear(4, 4).weight.is_cuda
 print("the script saw a GPU")
