@@ -1,4 +1,4 @@
-"""Exercise 05: the GEMM of kernels/gemm.py, launched with 2 warps per program.
+"""Lesson 08's exercise: the GEMM of kernels/gemm.py, launched with 2 warps per program.
 
 Someone wanted more CTAs per SM and cut the warps per CTA from 8 to 2. The 128 x 128 fp32
 accumulator is now shared by 64 threads instead of 256: 256 values per thread, more than

@@ -1,4 +1,4 @@
-"""Solution to exercise 05 (spills): give the 128 x 128 accumulator enough threads.
+"""Solution to lesson 08's exercise (spills): give the 128 x 128 accumulator enough threads.
 
 An fp32 accumulator of 128 x 128 is 16384 values. Spread over num_warps x 32 threads:
   2 warps:  256 values per thread, over the 255-register limit before anything else: spills

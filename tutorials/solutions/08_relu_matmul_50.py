@@ -1,4 +1,4 @@
-"""Solution to exercise 05 (occupancy): relu_matmul at 50% occupancy on sm_90.
+"""Solution to lesson 08's exercise (occupancy): relu_matmul at 50% occupancy on sm_90.
 
 At 128 x 128 tiles with 4 warps each thread holds 128 accumulator values and the kernel
 needs 196 registers per thread: 196 x 32 = 6272 per warp, rounded up to 6400 (units of 256),
