@@ -1,4 +1,4 @@
-"""Exercise 06: the GEMM of kernels/gemm.py, configured for skinny problems (M around 32).
+"""Lesson 09's exercise: the GEMM of kernels/gemm.py, configured for skinny problems (M around 32).
 
 Small batches make skinny matrices: a 32 x 4096 activation times a 4096 x 4096 weight.
 Someone sized the tile to the problem: 32 rows, 4 warps. On sm_90 this compiles to

@@ -1,4 +1,4 @@
-"""Solution to exercise 06: the skinny GEMM with a tile tall enough for wgmma.
+"""Solution to lesson 09's exercise: the skinny GEMM with a tile tall enough for wgmma.
 
 One warp group (4 warps) issues wgmma on tiles of 64 rows (m64nNk16): with BLOCK_SIZE_M=32
 there is no 64-row slice to give it, and the compiler falls back to mma.sync. 64 rows is
