@@ -1,9 +1,10 @@
-"""Solution to exercise 07: relu_matmul with a bias fused into its epilogue, C = relu(A @ B + bias).
+"""Solution to lesson 11's exercise: relu_matmul with a bias fused into its epilogue, C = relu(A @ B + bias).
 
 A copy of kernels/relu_matmul.py; the lines marked CHANGED are the whole difference. This is
 a linear layer with its activation, in one kernel: the bias is read once per tile (BLOCK_SIZE_N
 values), added to the accumulator in registers, and the sum never goes to memory. In eager
-PyTorch, `torch.relu(a @ b + bias)` is three kernels and writes and reads M x N twice more.
+PyTorch, `torch.relu(a @ b + bias)` is three operations (mm, add, relu), each its own kernel,
+which write and read M x N twice more; nn.Linear and a ReLU are two (addmm, relu).
 
 relu_matmul: C = relu(A @ B), the line the tutorials follow from Python down to the registers.
 
