@@ -1,4 +1,4 @@
-"""Solution to exercise 08: flash attention with the online softmax's rescaling removed.
+"""Solution to lesson 12's exercise: flash attention with the online softmax's rescaling removed.
 
 Broken on purpose: a copy of kernels/flash_attention.py with the line marked CHANGED. When a
 later key block raises a row's running maximum, the partial sum of p @ V gathered so far was
