@@ -1,4 +1,4 @@
-"""Solution to exercise 09, part 2: kernels/vector_add.py compiled once for every size.
+"""Solution to lesson 13's exercise, part 2: kernels/vector_add.py compiled once for every size.
 
 The lines marked CHANGED are the whole difference. `do_not_specialize` tells the JIT not to
 specialise `n_elements`: no "divisible by 16", no "== 1", so every N shares one binary and a
