@@ -13,11 +13,13 @@ Nothing here is measured. The formulas, and where they come from:
   slot is a share of the tensor or FMA units, so the machine is busy only
   CTAs / (waves x CTAs per wave) of the time, and the modelled time is the roofline time divided by
   that fill. For a memory-bound kernel DRAM is one pool for the whole chip: a partial wave
-  streams at full bandwidth as long as the SMs it runs on can take that much in. One SM takes at
-  most 128 bytes per clock (SM_BYTES_PER_CLOCK below), so a last wave of r CTAs on r SMs streams
+  streams at full bandwidth as long as the SMs it runs on can take that much in. The rule caps one
+  SM at 128 bytes per clock (SM_BYTES_PER_CLOCK below: the width of its L1/shared-memory path, an
+  upper bound; what reaches an SM from L2 is narrower, about 47 B/clock per SM on an A100 by its
+  white paper's L2 rate, which this rule does not use), so a last wave of r CTAs on r SMs streams
   at min(DRAM, r x 128 B x clock): it costs max(r, S) CTA-times instead of a full wave's, where
-  S = DRAM / (128 B x clock) is the number of SMs that can take in the whole bandwidth (13.2 of an
-  H100's 132). The model assumes every CTA does the same work. How many bytes so few CTAs keep
+  S = DRAM / (128 B x clock) is the number of SMs that could take in the whole bandwidth at that cap
+  (13.2 of an H100's 132; more at the L2's rate). The model assumes every CTA does the same work. How many bytes so few CTAs keep
   in flight, against the memory latency, is left to the performance model (model/explain.py).
   (An earlier rule gave each SM an even share, DRAM / SMs; the validation set's L40S rows, 32
   CTAs on 142 SMs streaming at 60% of peak or more, contradict it.)
@@ -37,7 +39,7 @@ from .grid import ctas
 
 # devices.py keys fp8 peaks as "fp8"; the spec names the two fp8 formats.
 
-# What one SM can take in per clock: its L1 cache and shared memory are one SRAM (CUDA C++ Programming
+# What one SM can take in per clock, at most (an upper bound: the L2-to-SM path is narrower): its L1 cache and shared memory are one SRAM (CUDA C++ Programming
 # Guide, "Compute Capability 8.x" and later: a unified data cache), whose 32 banks of 4 bytes serve 128
 # bytes per clock ("Shared Memory"). AMD: the CDNA3 white paper's LDS rate, 128 bytes per clock per CU; its
 # vector L1 is a separate cache whose rate is not used here, an assumption.
