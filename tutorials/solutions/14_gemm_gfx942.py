@@ -1,4 +1,4 @@
-"""Solution to exercise 10: gemm at 50% occupancy on gfx942, same 128 x 128 tile, same 8 waves.
+"""Solution to lesson 14's exercise: gemm at 50% occupancy on gfx942, same 128 x 128 tile, same 8 waves.
 
 On gfx942 the default config (num_stages=3) puts 64 KB of LDS in each workgroup, all of a
 CU's 64 KB, so one workgroup (8 waves, 2 per SIMD) fits. Two changes halve the LDS to
