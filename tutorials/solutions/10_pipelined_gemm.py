@@ -5,7 +5,8 @@ What `playground compile gemm --target sm_80 --meta BLOCK_SIZE_K=128 --num-stage
   S=2: cp.async, but still one buffer on this path: every cp.async.wait_group waits for 0 pending
        copies, so each trip waits out its loads before it multiplies
   S=3: cp.async into a ring of two 64 KB buffers, 128 KB: the wait leaves the next step's copies
-       in flight (cp.async.wait_group 2), and 128 KB + 1 KB fit in the 163 KB an sm_80 block may have
+       in flight (cp.async.wait_group 2), and 128 KB fit in the 163 KB an sm_80 block may have
+       (with CUDA's 1 KB reservation, 129 KB of the SM's 164 KB)
   S=4: three buffers, 192 KB: over the limit, the kernel cannot launch (blocks_per_sm == 0)
 So with K steps of 128, num_stages=3 is the only answer. Halving BLOCK_SIZE_K back to 64 halves
 each buffer and leaves room for deeper rings (num_stages 3 to 6 on sm_80): a deeper K step and a
