@@ -125,7 +125,9 @@ class DeviceMode(TorchFunctionMode):
             _mark(result)
             if name in FRESH_MEMORY and _state["fresh_memory"] is not None and isinstance(result, torch.Tensor):
                 _state["fresh_memory"](result)
-        if _state["allocator"] is not None:       # the caching allocator's model counts GPU storages (allocator.py)
+        # the caching allocator's model counts GPU storages (allocator.py); not while Dynamo traces this mode
+        # (its tensors are fake, and the model's lock is nothing Dynamo can trace)
+        if _state["allocator"] is not None and not torch.compiler.is_compiling():
             _state["allocator"].seen(result, args, kwargs)
         return result
 
