@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from .instruction_mix import mix_of
+from .live_registers import Pressure
+from .schedule import LoopSchedule
 
 if TYPE_CHECKING:     # the bank readers work on numpy arrays: imported by the read that needs them
     from .bank_conflicts import BankReport
@@ -91,11 +93,17 @@ class Report:
     spill_load_bytes: int
     hints: list[str] = field(default_factory=list)
     banks: BankReport | None = None    # bank conflicts: from the PTX (NVIDIA), from the amdgcn's LDS accesses (AMD)
+    main_loop: LoopSchedule | None = None     # the main loop's control codes (NVIDIA)
+    registers: Pressure | None = None         # live registers by Python line (NVIDIA, where nvdisasm reads them)
+    registers_unavailable: str = ""           # why there is no register profile
 
     def as_dict(self) -> dict:
         d = asdict(self)
         d["pipeline"]["pipelined"] = self.pipeline.pipelined
         d["banks"] = self.banks.as_dict() if self.banks else None
+        d["registers"] = self.registers.as_dict() if self.registers else None
+        if self.registers:
+            d["registers"]["heaviest"] = [p.as_dict() for p in self.registers.heaviest()]
         return d
 
 
@@ -123,8 +131,14 @@ def read(compiled) -> Report:
                     has_dot=has_dot, pipeline=pipe,
                     spill_store_bytes=r.spill_store_bytes, spill_load_bytes=r.spill_load_bytes)
     if compiled.target.is_nvidia:
+        from . import live_registers, schedule
         from .bank_conflicts import analyse
         report.banks = analyse(compiled.stage("ptx"), compiled.config.num_warps * 32)
+        report.main_loop = schedule.main_loop(compiled)
+        report.registers = live_registers.pressure(compiled)
+    if report.registers is None:
+        from . import live_registers
+        report.registers_unavailable = live_registers.unavailable(compiled) or ""
     elif compiled.target.name in _lds_banks().TARGETS:
         report.banks = _lds_banks().analyse(compiled.stage("amdgcn"), compiled.config.num_warps * 64)
     report.hints = hints(report)

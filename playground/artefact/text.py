@@ -50,8 +50,39 @@ def _inspect_lines(report: Report) -> list[str]:
             out.append("K loop      not pipelined: one shared-memory buffer per operand")
     elif p.has_loop:
         out.append("loop        no tl.dot inside; nothing to pipeline into shared memory")
+    out += _loop_lines(report.main_loop) if report.main_loop else []
+    out += _register_lines(report)
     out.append("hints       " + ("none" if not report.hints else report.hints[0]))
     out += [f"            {h}" for h in report.hints[1:]]
+    return out
+
+
+def _loop_lines(loop) -> list[str]:
+    """The main loop's schedule: its stall cycles, its scoreboards, its longest stalls."""
+    lines = ", ".join(str(n) for n in loop.lines)
+    out = [f"main loop   /*{loop.start:04x}*/../*{loop.end:04x}*/, {loop.instructions} instructions from lines {lines}: "
+           f"{loop.stall_cycles} stall cycles an iteration (the control codes' stall counts summed: a floor "
+           f"on one warp's issue time, before any wait on a scoreboard), {loop.yields} yield hints"]
+    for sb in loop.scoreboards:
+        setters = ", ".join(f"{op} x{n}" for op, n in sb.set_by.items()) or "no instruction in the loop"
+        waits = f"{sb.waited_by} wait on it" + (f", {sb.depbar} DEPBAR for its count" if sb.depbar else "")
+        out.append(f"            SB{sb.index}: set by {setters}; {waits}")
+    for stall in loop.longest:
+        where = f"line {stall.line}" if stall.line is not None else "no Python line"
+        out.append(f"            stall {stall.stall:>2} after /*{stall.address:04x}*/ {stall.instruction} ({where})")
+    return out
+
+
+def _register_lines(report: Report) -> list[str]:
+    if report.registers is None:
+        return [f"registers   {report.registers_unavailable.removeprefix('live registers: ')}"] \
+            if report.registers_unavailable else []
+    p = report.registers
+    out = [f"registers   peak {p.peak} live of the {p.allocated} allocated (nvdisasm's life ranges); the lines "
+           f"that hold the most:"]
+    for line in p.heaviest():
+        out.append(f"            line {line.line:>4}: peak {line.peak:>3}, {line.last:>3} at its last instruction"
+                   f"  {line.source}")
     return out
 
 

@@ -15,6 +15,8 @@ _stage_help = f"{stage_table.listing()}; all; several with commas. Default: the 
 @options.kernel
 @click.option("--show", default=None, metavar="STAGE", help=_stage_help)
 @click.option("--interleave", is_flag=True, help="Each Python line, then the stage lines generated from it.")
+@click.option("--control", is_flag=True, help="With --show sass: each instruction's control codes (stall cycles, "
+              "yield, scoreboards set and waited on, operand reuse), decoded from its encoding.")
 @click.option("--out", "out_dir", default=None, metavar="DIR", help="Write every stage to DIR, plus summary.json.")
 @click.option("--force", is_flag=True, help="With --out: replace files playground did not write; with --html: "
               "replace the file.")
@@ -38,7 +40,7 @@ _stage_help = f"{stage_table.listing()}; all; several with commas. Default: the 
               help="With --find: exit 1 unless pass NAME (its name or class) is the one that introduced it.")
 @click.option("--html", "html_file", default=None, metavar="FILE",
               help="Write one self-contained HTML page: the source and stages, lines linked by colour.")
-def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show, interleave, out_dir,
+def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show, interleave, control, out_dir,
             force, as_json, no_header, no_color, expect, config_index, list_passes, show_pass, find_pattern,
             expect_pass, html_file):
     """Compile KERNEL (a name from `playground list`, or path.py[:name]) and print a stage.
@@ -48,6 +50,7 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     playground compile gemm --target sm_80 --show sass --num-warps 8 --num-stages 4
     playground compile softmax --target gfx942 --show amdgcn
     playground compile gemm --show ttgir --interleave
+    playground compile gemm --target sm_90 --show sass --control
     playground compile gemm --target sm_90 --expect 'sass:HGMMA >= 4' --expect 'spills == 0'
     playground compile gemm --target sm_90 --passes --find ttng.warp_group_dot
     playground compile gemm --target sm_90 --html gemm.html
@@ -71,6 +74,8 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     header_only = bool(expect) and show is None
     stages = [] if header_only else render.pick_stages(show or stage_table.default_for(request.target.backend),
                                                        request.target)    # before compiling: a stage it lacks
+    if control and "sass" not in stages:
+        raise UserError("--control decodes SASS's control codes: add --show sass")
     if expect:                                                              # and a malformed expectation
         from ..figures import expectations
         for text in expect:
@@ -97,7 +102,7 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
         click.echo(report.to_json(summary))
     elif not out_dir:      # with --out the files are the output; --json still prints the summary
         click.echo(render.text(c, stages, not no_header or header_only, interleave, render.use_color(no_color),
-                               outcomes), nl=False)
+                               outcomes, control), nl=False)
     failed = outcomes and expectations.failure_line(outcomes)
     if failed:                                            # a check that fails: exit 1
         raise KernelFailure(failed)

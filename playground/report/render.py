@@ -63,6 +63,7 @@ def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
         f"registers   {regs}",
         f"spills      {spills}" + (f"; {r.local_bytes} B local memory per thread" if r.local_bytes else ""),
         f"shared mem  {shared}",
+        f"live regs   {_live_line(c)}",
     ]
     scratch = getattr(c.metadata, "global_scratch_size", 0) or 0
     if scratch:   # device-side descriptors and the like: the launcher asks triton.set_allocator for it
@@ -73,6 +74,16 @@ def header_lines(c: Compiled, stage: str | None = None) -> list[str]:
     if stage and not stage_table.is_binary(stage):
         lines.append(f"stage       {stage}: {len(c.stage(stage).splitlines())} lines")
     return lines
+
+
+def _live_line(c: Compiled) -> str:
+    """The peak of live registers and the Python line that reaches it, from nvdisasm's life ranges."""
+    from ..artefact import live_registers
+    pressure = live_registers.pressure(c) if c.target.is_nvidia else None
+    if pressure is None:
+        return live_registers.unavailable(c).removeprefix("live registers: ")
+    where = f", first reached at line {pressure.peak_line} ({pressure.peak_source})" if pressure.peak_line else ""
+    return f"peak {pressure.peak} of the {pressure.allocated} allocated{where}; nvdisasm's life ranges"
 
 
 def _threads(c: Compiled) -> str:
@@ -115,26 +126,39 @@ def stage_text(c: Compiled, stage: str) -> str:
     return c.stage(stage)
 
 
-def interleaved_text(c: Compiled, stage: str, color: bool = False) -> str:
-    """Each Python line of the kernel, then the stage's lines generated from it."""
-    from ..artefact import disasm, sourcemap     # only --interleave maps lines: a plain stage does not load them
+def interleaved_text(c: Compiled, stage: str, color: bool = False, control: bool = False) -> str:
+    """Each Python line of the kernel, then the stage's lines generated from it; on NVIDIA each Python line
+    says how many registers are live at its instructions (peak, and at its last one)."""
+    from ..artefact import disasm, live_registers, sourcemap   # only --interleave maps lines
     mappable = [s for s in stage_table.textual(c.target.stages) if stage_table.STAGES[s].language != "python"]
     if stage not in mappable:
         raise UserError(f"interleave maps a compiled stage to the Python source; pick one of {', '.join(mappable)}", param="interleave")
     text = disasm.sass_with_line_info(c) if stage == "sass" else c.stage(stage)
+    if control and stage == "sass":
+        text = _with_control(c, text)
     file, first, last = sourcemap.kernel_lines(c.spec.kernel)
-    out = []
+    pressure = live_registers.pressure(c) if c.target.is_nvidia else None
+    live = {p.line: p for p in pressure.lines} if pressure else {}
+    out = [] if pressure or not c.target.is_nvidia else [paint(f"{'':>5}  # {live_registers.unavailable(c)}",
+                                                              "bold yellow", color)]
     ptx = c.stage("ptx") if stage == "sass" else None
     for group in sourcemap.interleave(stage, text, file, first, last, ptx):
         if group.line is None:
             out.append(paint(f"{'':>5}  # no Python line: {len(group.stage_lines)} lines of declarations, "
                              f"labels and metadata", "bold yellow", color))
         else:
-            out.append(paint(f"{group.line:>5}  {group.python}", "bold yellow", color))
+            here = live.get(group.line) if group.python != sourcemap.END_OF_KERNEL else None
+            regs = f"    # live registers: peak {here.peak}, {here.last} at its last instruction" if here else ""
+            out.append(paint(f"{group.line:>5}  {group.python}{regs}", "bold yellow", color))
         body = "".join(f"{'':>7}{line.strip()}\n" for line in group.stage_lines)
         if body:
             out.append(highlight(body, stage, color).rstrip("\n"))
     return "\n".join(out) + "\n"
+
+
+def _with_control(c: Compiled, text: str) -> str:
+    from ..artefact import control_codes
+    return control_codes.annotate(c.kernel.asm["cubin"], text)
 
 
 def summary(c: Compiled, stages: list[str] = ()) -> dict:
@@ -147,6 +171,10 @@ def summary(c: Compiled, stages: list[str] = ()) -> dict:
         "resources": c.resources.as_dict(), "compile_seconds": round(c.compile_seconds, 4),
         "cache_hit": c.cache_hit, "hash": c.hash, "triton_version": _triton_version(),
     }
+    if c.target.is_nvidia:
+        from ..artefact import live_registers
+        pressure = live_registers.pressure(c)
+        data["live_registers"] = pressure.as_dict() if pressure else {"unavailable": live_registers.unavailable(c)}
     try:
         from ..figures import occupancy
         data["occupancy"] = occupancy.summary(c)
@@ -217,7 +245,7 @@ def pick_stages(show: str, target) -> list[str]:
 
 
 def text(c: Compiled, stages: list[str], header: bool = True, interleave: bool = False, color: bool = False,
-         outcomes=()) -> str:
+         outcomes=(), control: bool = False) -> str:
     """What `compile` prints: the header (launch, specialisation, resources, occupancy, each expectation's
     verdict), then each stage, interleaved with the Python lines when asked. Binaries are not printed."""
     if interleave and len(stages) != 1:
@@ -233,5 +261,9 @@ def text(c: Compiled, stages: list[str], header: bool = True, interleave: bool =
             if stage_table.is_binary(stage):
                 continue
             out.append(f"\n// ===== {stage} " + "=" * 60 + "\n")
-        out.append(interleaved_text(c, stage, color) if interleave else highlight(stage_text(c, stage), stage, color))
+        if interleave:
+            out.append(interleaved_text(c, stage, color, control))
+        else:
+            shown = _with_control(c, stage_text(c, stage)) if control and stage == "sass" else stage_text(c, stage)
+            out.append(highlight(shown, stage, color))
     return "".join(out)

@@ -1,0 +1,145 @@
+"""Register pressure: how many registers are live at each SASS instruction, and which Python line holds the most.
+
+nvdisasm's dataflow pass prints the live count at every instruction (`--print-life-ranges`, `-lrm count`: one
+column each for general registers, predicates, uniform registers and uniform predicates). Joined by address with
+the line map (`sourcemap`), it becomes a profile per Python line: the peak over the line's instructions and the
+count at its last one. The counts are nvdisasm's, not a model; the general-register count is what the allocation
+(`registers` in the header) has to hold, so the peak is at most that.
+
+nvdisasm 13.1 (Triton 3.9's) runs no dataflow pass on the older ELF layout ptxas still writes for sm_80 to
+sm_89 ("Dataflow analysis disabled"): those binaries have no profile unless TRITON_NVDISASM_PATH names an
+nvdisasm that reads them (12.8, Triton 3.6's, does). On AMD, LLVM's assembly states only the totals
+(`.vgpr_count`, `; NumVgprs`), nothing per instruction: `unavailable` says so.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+from dataclasses import dataclass, field
+
+from ..files import write_atomically
+from ..tools import tool
+from . import disasm, sourcemap
+
+LIVE_FILE = "playground-live-registers.sass"
+_ROW = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/.*//\s*\|\s*(\d*)\s*\|\s*(\d*)\s*\|\s*(\d*)\s*\|\s*(\d*)\s*\|")
+_ADDRESS = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/")
+_FUNCTION = re.compile(r"^\.text\.(\S+):")
+
+
+@dataclass(frozen=True)
+class Live:
+    registers: int            # general registers (R0..R254) live across this instruction
+    predicates: int
+    uniform: int              # uniform registers (UR), one per warp
+    uniform_predicates: int
+
+
+@dataclass
+class LineProfile:
+    line: int                 # the Python line
+    source: str
+    peak: int                 # the most general registers live at any of its instructions
+    last: int                 # live at its last instruction (in address order)
+    instructions: int
+
+    def as_dict(self) -> dict:
+        return {"line": self.line, "source": self.source, "peak": self.peak, "last": self.last,
+                "instructions": self.instructions}
+
+
+@dataclass
+class Pressure:
+    allocated: int                        # registers per thread, as ptxas allocated them
+    peak: int
+    peak_line: int | None                 # the Python line of the first instruction at the peak
+    peak_source: str
+    lines: list[LineProfile] = field(default_factory=list)   # in line order
+    by_address: dict[int, int] = field(default_factory=dict)  # general registers live, per instruction
+    source: str = "nvdisasm --print-life-ranges"
+
+    def heaviest(self, n: int = 5) -> list[LineProfile]:
+        """The n lines that hold the most registers, the highest peak first (then the earlier line)."""
+        return sorted(self.lines, key=lambda p: (-p.peak, p.line))[:n]
+
+    def as_dict(self) -> dict:
+        return {"allocated": self.allocated, "peak": self.peak, "peak_line": self.peak_line,
+                "peak_source": self.peak_source, "lines": [p.as_dict() for p in self.lines], "source": self.source}
+
+
+def unavailable(compiled) -> str | None:
+    """Why `compiled` has no register profile, in one line, or None when it has one."""
+    if not compiled.target.is_nvidia:
+        return ("live registers: not available on AMD: LLVM's amdgcn states the totals (VGPRs, SGPRs), not the "
+                "live count at each instruction")
+    if _live_sass(compiled) is None:
+        return (f"live registers: not available for {compiled.target.name}'s binary: this nvdisasm runs no dataflow "
+                f"pass on it (nvdisasm 13.1 on sm_80-sm_89's ELF layout); TRITON_NVDISASM_PATH may name one that "
+                f"does (CUDA 12.8's, in Triton 3.6's wheel)")
+    return None
+
+
+def counts(compiled) -> dict[tuple[str, int], Live] | None:
+    """The live counts at each instruction, keyed (function, address), or None where nvdisasm gives none."""
+    text = _live_sass(compiled)
+    if text is None:
+        return None
+    out, function = {}, ""
+    for line in text.splitlines():
+        if m := _FUNCTION.match(line.strip()):
+            function = m.group(1)
+        if m := _ROW.match(line):
+            out[(function, int(m.group(1), 16))] = Live(*(int(v or 0) for v in m.groups()[1:]))
+    return out
+
+
+def pressure(compiled) -> Pressure | None:
+    """The register profile by Python line, or None (`unavailable` says why)."""
+    live = counts(compiled)
+    if live is None:
+        return None
+    file, first, last = sourcemap.kernel_lines(compiled.spec.kernel)
+    source = open(file, encoding="utf-8", errors="replace").read().splitlines()
+    function, by_line, by_address, peak = "", {}, {}, (0, None)
+    for stage_line, py in sourcemap.mapped_lines("sass", disasm.sass_with_line_info(compiled), file,
+                                                 compiled.stage("ptx")):
+        if m := _FUNCTION.match(stage_line.strip()):
+            function = m.group(1)
+        address = _ADDRESS.match(stage_line)
+        here = live.get((function, int(address.group(1), 16))) if address else None
+        if here is None:
+            continue
+        by_address[int(address.group(1), 16)] = here.registers
+        if here.registers > peak[0]:
+            peak = (here.registers, py)
+        if py is not None:
+            counts_here = by_line.setdefault(py, [])
+            counts_here.append(here.registers)
+    lines = [LineProfile(n, source[n - 1].strip() if 0 < n <= len(source) else "", max(v), v[-1], len(v))
+             for n, v in sorted(by_line.items())]
+    peak_line = peak[1]
+    return Pressure(compiled.resources.registers, peak[0], peak_line,
+                    source[peak_line - 1].strip() if peak_line and 0 < peak_line <= len(source) else "",
+                    lines, by_address)
+
+
+def _live_sass(compiled) -> str | None:
+    """nvdisasm's SASS with the life-range columns, kept beside the cubin; None when it cannot print them."""
+    nvdisasm = tool("nvdisasm")
+    # keyed on the tool too: another nvdisasm (TRITON_NVDISASM_PATH) may read what this one cannot
+    cached = compiled.cache_dir() / f"{LIVE_FILE}.{hashlib.sha1(nvdisasm.encode()).hexdigest()[:8]}"
+    if cached.exists():
+        return cached.read_text()
+    import os
+    import tempfile
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+        f.write(compiled.kernel.asm["cubin"])
+    try:
+        done = subprocess.run([nvdisasm, "-c", "-lrm", "count", f.name], capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)
+    if done.returncode != 0 or "GPR" not in done.stdout:
+        return None       # not kept: TRITON_NVDISASM_PATH may name another nvdisasm next time
+    write_atomically(cached, done.stdout)
+    return done.stdout
