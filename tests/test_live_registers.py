@@ -1,0 +1,100 @@
+"""Register pressure by Python line, from nvdisasm's life ranges, on kernels whose pressure is known.
+
+A GEMM's fp32 accumulator is BLOCK_M x BLOCK_N values spread over the block's threads, live for the whole K
+loop: at 128x256 with 8 warps that is 128 registers a thread, at 64x64 16. The profile must see the big tile's
+accumulator, see it shrink with the tile, and never exceed what ptxas allocated.
+"""
+import re
+import subprocess
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from playground.artefact import live_registers
+from playground.artefact.request import Request
+from playground.tools import tool
+
+pytestmark = pytest.mark.compile
+
+
+def gemm(target, m, n, warps=8):
+    return Request.of("gemm", target, meta={"BLOCK_SIZE_M": m, "BLOCK_SIZE_N": n}, num_warps=warps).compile()
+
+
+def _dot_line(c) -> int:
+    from playground.artefact import sourcemap
+    file, first, last = sourcemap.kernel_lines(c.spec.kernel)
+    return next(n for n, text in enumerate(open(file), 1) if first <= n <= last and "tl.dot(" in text)
+
+
+@pytest.fixture(scope="module")
+def tiles():
+    return {size: gemm("sm_90", *size) for size in ((128, 256), (64, 64))}
+
+
+def test_the_accumulator_dominates_the_big_tile_and_shrinks_with_it(tiles):
+    big, small = (live_registers.pressure(tiles[s]) for s in ((128, 256), (64, 64)))
+    accumulator = {s: s[0] * s[1] // 256 for s in tiles}          # fp32 values per thread, 8 warps
+    assert accumulator[(128, 256)] <= big.peak <= big.allocated
+    assert accumulator[(64, 64)] <= small.peak <= small.allocated
+    assert big.peak - small.peak >= accumulator[(128, 256)] - accumulator[(64, 64)] - 16
+    dot = _dot_line(tiles[(128, 256)])
+    at_dot = next(p for p in big.lines if p.line == dot)
+    assert at_dot.peak >= accumulator[(128, 256)]
+    assert big.heaviest()[0].peak == big.peak and len(big.heaviest()) == 5
+    assert all(p.last <= p.peak for p in big.lines)
+
+
+def test_the_peak_is_nvdisasms_own_column(tiles):
+    c = tiles[(128, 256)]
+    import os
+    import tempfile
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+        f.write(c.kernel.asm["cubin"])
+    try:
+        out = subprocess.run([tool("nvdisasm"), "-c", "-lrm", "count", f.name], capture_output=True, text=True).stdout
+    finally:
+        os.unlink(f.name)
+    column = [int(m.group(1)) for m in re.finditer(r"\*/.*// \|\s+(\d+)\s+\|", out)]
+    assert max(column) == live_registers.pressure(c).peak
+
+
+def _old_elf_unreadable() -> bool:
+    """nvdisasm 13's dataflow pass skips the ELF layout ptxas writes for sm_80-sm_89; 12.x's reads it."""
+    version = subprocess.run([tool("nvdisasm"), "--version"], capture_output=True, text=True).stdout
+    return bool(re.search(r"release 1[3-9]\.", version))
+
+
+def test_sm80_says_why_or_gives_the_profile():
+    c = gemm("sm_80", 128, 128)
+    if _old_elf_unreadable():
+        assert live_registers.pressure(c) is None
+        assert "sm_80's binary" in live_registers.unavailable(c) and "TRITON_NVDISASM_PATH" in live_registers.unavailable(c)
+    else:
+        p = live_registers.pressure(c)
+        assert 64 <= p.peak <= p.allocated
+
+
+def test_amd_says_it_is_not_available():
+    c = Request.of("softmax", "gfx942").compile()
+    assert "not available on AMD" in live_registers.unavailable(c)
+
+
+def test_the_header_interleave_and_inspect_show_it():
+    runner = CliRunner()
+    header = runner.invoke(main, ["compile", "gemm", "--target", "sm_90", "--expect", "registers > 0"])
+    assert header.exit_code == 0, header.output
+    m = re.search(r"// live regs   peak (\d+) of the (\d+) allocated, first reached at line (\d+) \(", header.output)
+    assert m and int(m.group(1)) <= int(m.group(2))
+    interleaved = runner.invoke(main, ["compile", "gemm", "--target", "sm_90", "--show", "sass", "--interleave", "--no-header"])
+    dot = re.search(r"^\s*(\d+)\s+accumulator = tl\.dot.*# live registers: peak (\d+), (\d+) at its last instruction$",
+                    interleaved.output, re.M)
+    assert dot and int(dot.group(3)) <= int(dot.group(2)) <= int(m.group(1))
+    inspected = runner.invoke(main, ["inspect", "gemm", "--target", "sm_90"])
+    assert inspected.exit_code == 0, inspected.output
+    rows = re.findall(r"^\s+line\s+\d+: peak\s+\d+,\s+\d+ at its last instruction", inspected.output, re.M)
+    assert len(rows) == 5
+    assert re.search(r"^main loop .* stall cycles an iteration", inspected.output, re.M)
+    amd = runner.invoke(main, ["inspect", "softmax", "--target", "gfx942"])
+    assert "registers   not available on AMD" in amd.output
