@@ -1,9 +1,13 @@
 """`compile --passes`: every MLIR pass of Triton's pipeline, its diff, and the pass that introduced a pattern."""
 import json
+import re
+
+from click.testing import CliRunner
 
 import pytest
 from conftest import outcome, run
 
+from cli import main
 from playground.artefact import passes
 from playground.errors import UserError
 
@@ -119,3 +123,73 @@ def test_a_cache_hit_from_another_checkout_still_shows_its_passes(tmp_path, monk
     assert code == 0, out
     assert "make_ttgir" in out and "different TTGIR" not in out
     assert passes._without_directories('loc("/a/b/mine.py":12:3) loc("K")') == 'loc("mine.py":12:3) loc("K")'
+
+
+# ---- time per pass ---------------------------------------------------------------------------------------------
+# MLIR's timing report as Triton 3.9 prints it for make_ttir's pass manager (MLIR_ENABLE_TIMING=1), gemm at sm_90
+TIMING_REPORT = """\
+===-------------------------------------------------------------------------===
+                         ... Execution time report ...
+===-------------------------------------------------------------------------===
+  Total Execution Time: 0.0034 seconds
+
+  ----Wall Time----  ----Name----
+    0.0014 ( 41.7%)  InlinerPass
+    0.0000 (  1.1%)    (A) CallGraph
+    0.0009 ( 25.3%)  'tt.func' Pipeline
+    0.0008 ( 25.1%)    CanonicalizerPass
+    0.0002 (  5.6%)  CanonicalizerPass
+    0.0002 (  4.7%)  TritonCombineOps
+    0.0005 ( 16.0%)  TritonReorderBroadcast
+    0.0003 (  7.6%)  CSEPass
+    0.0000 (  0.0%)    (A) DominanceInfo
+    0.0001 (  3.6%)  SymbolDCEPass
+    0.0001 (  4.0%)  TritonLoopUnroll
+   -0.0003 ( -8.6%)  Rest
+    0.0034 (100.0%)  Total
+"""
+
+
+def test_the_timing_report_is_read_pass_by_pass_under_its_pipeline():
+    from playground.artefact import passes_child
+    text = f"{passes_child.BEGIN}make_ttir\n{TIMING_REPORT}{passes_child.END}make_ttir\n"
+    rows = passes.parse_timing(text)
+    assert rows == [["make_ttir", "InlinerPass", 0.0014], ["make_ttir", "CanonicalizerPass", 0.0008],
+                    ["make_ttir", "CanonicalizerPass", 0.0002], ["make_ttir", "TritonCombineOps", 0.0002],
+                    ["make_ttir", "TritonReorderBroadcast", 0.0005], ["make_ttir", "CSEPass", 0.0003],
+                    ["make_ttir", "SymbolDCEPass", 0.0001], ["make_ttir", "TritonLoopUnroll", 0.0001]]
+    # the dump prints the inliner's canonicalisation once per run; the report has one row for them all
+    dumped = [{"pipeline": "make_ttir", "name": n} for n in
+              ["InlinerPass"] + ["CanonicalizerPass"] * 6 + ["TritonCombineOps", "TritonReorderBroadcast", "CSEPass",
+                                                            "SymbolDCEPass", "TritonLoopUnroll"]]
+    passes.attach_times(dumped, rows)
+    times = [r.get("seconds") for r in dumped]
+    assert times[0] == 0.0014 and times[-5:] == [0.0002, 0.0005, 0.0003, 0.0001, 0.0001]
+    assert sorted(t for t in times[1:7] if t is not None) == [0.0002, 0.0008] and times[1:7].count(None) == 4
+
+
+def test_a_real_log_times_its_passes_and_its_stages(gemm_log):
+    assert list(gemm_log.stage_seconds) == ["source", "ttir", "ttgir", "llir", "ptx", "cubin", "store"]
+    assert all(s >= 0 for s in gemm_log.stage_seconds.values()) and gemm_log.stage_seconds["cubin"] > 0
+    timed = [p for p in gemm_log.passes if p.seconds is not None]
+    assert len(timed) >= 0.8 * len(gemm_log.passes)
+    names = {p.name for p in gemm_log.passes}
+    assert {name for _, name, _ in gemm_log.timings} <= names
+    slowest = gemm_log.slowest()
+    assert [row[3] for row in slowest] == sorted((row[3] for row in slowest), reverse=True)
+    # the MLIR passes of a pipeline run inside its stage: they cannot take longer than it
+    mlir = sum(s for p, _, s in gemm_log.timings if p == "make_ttgir")
+    assert 0 < mlir <= gemm_log.stage_seconds["ttgir"] * 1.05
+
+
+def test_the_cli_shows_wall_times_and_sorts_by_them(gemm_log):
+    runner = CliRunner()
+    listed = runner.invoke(main, ["compile", "gemm", "-t", "sm_90", "--passes"])
+    assert listed.exit_code == 0, listed.output
+    assert "wall ms" in listed.output and "measured on this machine" in listed.output
+    assert re.search(r"^\s+cubin\s+[\d.]+\s+ptxas", listed.output, re.M)
+    by_time = runner.invoke(main, ["compile", "gemm", "-t", "sm_90", "--passes", "--by-time"])
+    times = [float(m) for m in re.findall(r"^\s*([\d.]+)\s+make_\w+\s+\S+\s+\d+$", by_time.output, re.M)]
+    assert len(times) > 20 and times == sorted(times, reverse=True)
+    refused = runner.invoke(main, ["compile", "gemm", "-t", "sm_90", "--by-time"])
+    assert refused.exit_code == 2 and "add --passes" in refused.output

@@ -36,6 +36,9 @@ class Compiled:
     options: dict                  # the backend options the compile used
     compile_seconds: float
     cache_hit: bool
+    # wall seconds of each of Triton's steps in this compile, as its CompileTimes reported them (make_ir as
+    # "source", then each lowering stage by its extension, then "store"); empty on a cache hit
+    stage_seconds: dict = field(default_factory=dict)
     _derived: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -124,7 +127,7 @@ def build(request, warn=None) -> Compiled:
 
     spec, target, config = request.spec, request.target, request.config
     warn = warn or python_warning
-    hits = []
+    hits, times = [], []
     with _quiet_triton():
         signature, constexprs, attrs, options, readable = specialize(spec, target, config)
     from . import cache
@@ -135,7 +138,7 @@ def build(request, warn=None) -> Compiled:
     if kernel is not None:
         hits.append(True)
     else:
-        with _quiet_triton(), _listen_for_cache_hits(hits), watch_tiles(target, config, warn), \
+        with _quiet_triton(), _listen_for_cache_hits(hits, times), watch_tiles(target, config, warn), \
                 _stdout_to_stderr():
             try:
                 kernel = triton.compile(src, target=target.gpu_target(), options=options.__dict__)
@@ -144,8 +147,16 @@ def build(request, warn=None) -> Compiled:
         if fast_key:
             cache.record(fast_key, kernel)
     seconds = time.perf_counter() - start
+    hit = bool(hits and hits[-1])
     return Compiled(request=request, kernel=kernel, specialization=readable,
-                    options=_plain(options.__dict__), compile_seconds=seconds, cache_hit=bool(hits and hits[-1]))
+                    options=_plain(options.__dict__), compile_seconds=seconds, cache_hit=hit,
+                    stage_seconds={} if hit or not times or times[-1] is None else _stage_seconds(times[-1]))
+
+
+def _stage_seconds(times) -> dict:
+    """Triton's CompileTimes (microseconds) as seconds by step."""
+    return {"source": times.ir_initialization / 1e6, **{ext: us / 1e6 for ext, us in times.lowering_stages},
+            "store": times.store_results / 1e6}
 
 
 def source(jit, signature, constexprs, attrs):
@@ -184,14 +195,15 @@ def cached_hash(request) -> str | None:
 
 
 @contextlib.contextmanager
-def _listen_for_cache_hits(hits: list):
+def _listen_for_cache_hits(hits: list, hits_times: list):
     from triton import knobs
     previous = knobs.compilation.listener
 
-    def listener(*, cache_hit=False, **_):
+    def listener(*, cache_hit=False, times=None, **rest):
         hits.append(cache_hit)
+        hits_times.append(times)
         if previous:
-            previous(cache_hit=cache_hit, **_)
+            previous(cache_hit=cache_hit, times=times, **rest)
     knobs.compilation.listener = listener
     try:
         yield

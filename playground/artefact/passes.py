@@ -22,7 +22,7 @@ import gzip
 import json
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -32,7 +32,9 @@ from . import passes_child
 # "Before NAME: ARG{OPTIONS} (SCOPE)" since MLIR 20 (Triton 3.9); "Before NAME (ARG) (SCOPE)" before it (3.6)
 _HEADER = re.compile(r"^// -----// IR Dump Before (\S+?)(?:: ([\w.-]+)(\{.*\})?| \(([\w.-]+)\)) \((.*)\) //----- //\s*$")
 _INTERNAL = re.compile(r"^// -----// .*IR Dump")
-FORMAT = 2    # of the cached log; bump when the parse changes
+FORMAT = 3    # of the cached log; bump when the parse changes
+# a line of MLIR's timing report: "   0.0094 ( 18.5%)  TritonGPURemoveLayoutConversions", nested entries indented more
+_TIMED = re.compile(r"^\s*(-?\d+\.\d+) \(\s*-?[\d.]+%\)  (\s*)(.+?)\s*$")
 
 
 @dataclass
@@ -45,6 +47,8 @@ class Pass:
     scope: str          # what it ran on: 'builtin.module' operation, a function
     before: str         # normalised module text
     after: str
+    seconds: float | None = None   # its wall time in MLIR's timing report; None where the report files its
+                                   # runs elsewhere (a nested pipeline's runs are one entry there)
 
     @cached_property
     def _counts(self) -> tuple[int, int]:
@@ -76,7 +80,7 @@ class Pass:
     def summary(self) -> dict:
         return {"number": self.number, "pipeline": self.pipeline, "name": self.name, "argument": self.argument,
                 "options": self.options, "scope": self.scope, "added": self.added, "removed": self.removed,
-                "lines_after": len(self.after.splitlines())}
+                "lines_after": len(self.after.splitlines()), "seconds": self.seconds}
 
 
 @dataclass
@@ -84,6 +88,21 @@ class PassLog:
     kernel: str
     target: str
     passes: list[Pass]
+    # wall seconds, measured on this machine in a compile of its own with IR printing off: each of Triton's
+    # stages (CompileTimes: "source", ttir, ttgir, llir, ptx, cubin / amdgcn, hsaco, "store"), and the MLIR
+    # passes of each pipeline by MLIR's timing report, [pipeline, pass name, seconds] in the order they ran
+    stage_seconds: dict = field(default_factory=dict)
+    timings: list = field(default_factory=list)
+
+    def slowest(self) -> list[tuple[str, str, int, float]]:
+        """(pipeline, pass name, runs, seconds) for every pass name of every pipeline, the slowest first: a pass
+        that runs several times counts once with its runs summed."""
+        totals: dict[tuple[str, str], list] = {}
+        for pipeline, name, seconds in self.timings:
+            entry = totals.setdefault((pipeline, name), [0, 0.0])
+            entry[0] += 1
+            entry[1] += seconds
+        return sorted(((p, n, runs, t) for (p, n), (runs, t) in totals.items()), key=lambda row: (-row[3], row[0], row[1]))
 
     def pick(self, which: str) -> Pass:
         """A pass by its number, or by name or argument (the first that ran; `NAME#2` for the second)."""
@@ -121,7 +140,9 @@ class PassLog:
         return found
 
     def as_dict(self) -> dict:
-        return {"kernel": self.kernel, "target": self.target, "passes": [p.summary() for p in self.passes]}
+        return {"kernel": self.kernel, "target": self.target, "passes": [p.summary() for p in self.passes],
+                "stage_seconds": self.stage_seconds,
+                "slowest": [{"pipeline": p, "name": n, "runs": runs, "seconds": t} for p, n, runs, t in self.slowest()]}
 
 
 def _matching(text: str, regex) -> list[str]:
@@ -159,8 +180,10 @@ def _from_data(compiled, data: dict) -> PassLog:
     passes = []
     for record in data["passes"]:
         passes.append(Pass(len(passes) + 1, record["pipeline"], record["name"], record["argument"],
-                           record["options"], record["scope"], record["before"], record["after"]))
-    return PassLog(compiled.spec.name, compiled.target.label, passes)
+                           record["options"], record["scope"], record["before"], record["after"],
+                           record.get("seconds")))
+    return PassLog(compiled.spec.name, compiled.target.label, passes, data.get("stage_seconds", {}),
+                   data.get("timings", []))
 
 
 def _dump(compiled, timeout: float | None) -> dict:
@@ -172,12 +195,14 @@ def _dump(compiled, timeout: float | None) -> dict:
     with tempfile.TemporaryDirectory(prefix="playground-passes-") as tmp:
         err_path = os.path.join(tmp, "dump.txt")
         env = lifecycle.child_env(TRITON_CACHE_DIR=os.path.join(tmp, "cache"), MLIR_ENABLE_DUMP="1",
-                                  MLIR_DUMP_PATH=None, TRITON_INTERPRET=None)
+                                  MLIR_DUMP_PATH=None, TRITON_INTERPRET=None, MLIR_ENABLE_TIMING=None)
         with open(err_path, "w") as err:
             code, answer, _ = lifecycle.run_child("playground.artefact.passes_child",
-                                                  {"request": compiled.request.ref()}, env=env, stderr=err,
-                                                  stdout=subprocess.DEVNULL)
+                                                  {"request": compiled.request.ref(),
+                                                   "timing_cache": os.path.join(tmp, "timed-cache")},
+                                                  env=env, stderr=err, stdout=subprocess.DEVNULL)
         text = Path(err_path).read_text(errors="replace")
+        text, _, timed = text.partition(passes_child.TIMING)
     if code != 0 or answer is None:
         tail = text.strip().splitlines()[-1:] or ["no output"]
         raise UserError(f"passes: the compile with MLIR's IR printing failed: {tail[0]}", param="passes")
@@ -187,7 +212,43 @@ def _dump(compiled, timeout: float | None) -> dict:
     records = parse(text, answer["finals"])
     if not records:
         raise UserError("passes: Triton printed no pass (MLIR_ENABLE_DUMP had no effect on this Triton build)", param="passes")
-    return {"passes": records}
+    timings = parse_timing(timed)
+    attach_times(records, timings)
+    return {"passes": records, "timings": timings, "stage_seconds": answer.get("stage_seconds", {})}
+
+
+def parse_timing(text: str) -> list[list]:
+    """MLIR's timing reports (MLIR_ENABLE_TIMING) as [pipeline, pass name, seconds] in the order they ran, each
+    report filed under the Triton stage function whose pass manager printed it. Analyses ("(A) ..."), nested
+    pipelines' own rows ("'tt.func' Pipeline": their passes are listed under them) and Rest/Total are left out."""
+    out, pipeline = [], None
+    for line in text.splitlines():
+        if line.startswith(passes_child.BEGIN):
+            pipeline = line[len(passes_child.BEGIN):]
+            continue
+        m = _TIMED.match(line)
+        if not m or pipeline is None:
+            continue
+        name = m.group(3)
+        if name in ("Rest", "Total") or name.startswith("(A)") or name.endswith(" Pipeline"):
+            continue
+        out.append([pipeline, name, float(m.group(1))])
+    return out
+
+
+def attach_times(records: list[dict], timings: list[list]) -> None:
+    """Give each pass of the dump its row of the timing report, aligned by name within its pipeline. A pass the
+    dump prints once per run but the report sums into one row (the inliner's canonicalisation, run on every
+    callee) gets the time once, on the first run that aligns; the others keep None."""
+    by_pipeline: dict[str, list] = {}
+    for pipeline, name, seconds in timings:
+        by_pipeline.setdefault(pipeline, []).append((name, seconds))
+    for pipeline, rows in by_pipeline.items():
+        dumped = [r for r in records if r["pipeline"] == pipeline]
+        matcher = difflib.SequenceMatcher(a=[r["name"] for r in dumped], b=[name for name, _ in rows], autojunk=False)
+        for block in matcher.get_matching_blocks():
+            for i in range(block.size):
+                dumped[block.a + i]["seconds"] = rows[block.b + i][1]
 
 
 def _without_directories(ir: str) -> str:

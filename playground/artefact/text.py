@@ -126,10 +126,57 @@ def _pass_list(log: PassLog) -> list[str]:
             + ", ".join(f"{k} {v}" for k, v in by_pipeline.items()),
             "(compared with locations dropped and value numbers shown as #; LLVM's own passes after "
             "translation are not MLIR passes: see --show llir)", ""]
-    rows = [[str(p.number), p.pipeline, p.argument, f"+{p.added}" if p.changed else "", 
-             f"-{p.removed}" if p.changed else "", str(len(p.after.splitlines()))] for p in log.passes]
-    foot = ["", "--show-pass N|NAME prints one pass's diff; --find PATTERN names the pass that introduced it"]
-    return head + table(["#", "pipeline", "pass", "added", "removed", "lines after"], rows, align="rllrrr") + foot
+    timed = bool(log.timings)
+    rows = [[str(p.number), p.pipeline, p.argument, f"+{p.added}" if p.changed else "",
+             f"-{p.removed}" if p.changed else "", str(len(p.after.splitlines()))]
+            + ([_ms(p.seconds) if p.seconds is not None else "·"] if timed else []) for p in log.passes]
+    foot = [""] + _stage_time_lines(log) + [
+        "--show-pass N|NAME prints one pass's diff; --find PATTERN names the pass that introduced it; "
+        "--by-time lists the passes slowest first"]
+    return head + table(["#", "pipeline", "pass", "added", "removed", "lines after"] + (["wall ms"] if timed else []),
+                        rows, align="rllrrr" + ("r" if timed else "")) + foot
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:.1f}"
+
+
+# Which tool runs in each stage beyond MLIR's pass managers (Triton's backends/*/compiler.py): make_llir
+# translates to LLVM IR and runs LLVM's optimisation pipeline; make_ptx and make_amdgcn run LLVM's code
+# generation; make_cubin runs ptxas; make_hsaco runs the linker (ld.lld).
+_STAGE_TOOL = {"source": "the frontend: the Python AST to TTIR", "ttir": "MLIR passes", "ttgir": "MLIR passes",
+               "llir": "MLIR passes, then LLVM's optimisation pipeline", "ptx": "LLVM's NVPTX code generation",
+               "cubin": "ptxas", "amdgcn": "LLVM's AMDGPU code generation", "hsaco": "the linker (ld.lld)",
+               "store": "writing Triton's cache"}
+_PIPELINE_OF = {"ttir": "make_ttir", "ttgir": "make_ttgir", "llir": "make_llir"}
+
+
+def _stage_time_lines(log: PassLog) -> list[str]:
+    """Each stage's wall time, and how much of it MLIR's passes took."""
+    if not log.stage_seconds:
+        return []
+    mlir = {}
+    for pipeline, _, seconds in log.timings:
+        mlir[pipeline] = mlir.get(pipeline, 0.0) + seconds
+    rows = []
+    for stage, seconds in log.stage_seconds.items():
+        passes = mlir.get(_PIPELINE_OF.get(stage, ""))
+        inside = f"{_ms(passes)} ms in its MLIR passes" if passes is not None else ""
+        rows.append([stage, _ms(seconds), _STAGE_TOOL.get(stage, ""), inside])
+    total = sum(log.stage_seconds.values())
+    return (["wall times, measured on this machine in a compile of its own with IR printing off (Triton's "
+             "CompileTimes for the stages, MLIR's timing report for the passes):"]
+            + ["  " + line for line in table(["stage", "ms", "what runs", ""], rows, align="lrll")]
+            + [f"  total {_ms(total)} ms", ""])
+
+
+def slowest_lines(log: PassLog) -> list[str]:
+    """`--passes --by-time`: every pass name of every pipeline with its runs summed, the slowest first, and the
+    stages' times beside them."""
+    rows = [[_ms(seconds), pipeline, name, str(runs)] for pipeline, name, runs, seconds in log.slowest()]
+    return ([f"MLIR passes for {log.kernel} on {log.target}, the slowest first (a pass that runs several times "
+             f"counts once, its runs summed):", ""]
+            + table(["wall ms", "pipeline", "pass", "runs"], rows, align="rllr") + [""] + _stage_time_lines(log))
 
 
 def found_line(log: PassLog, found: dict) -> str:

@@ -32,6 +32,8 @@ _stage_help = f"{stage_table.listing()}; all; several with commas. Default: the 
                    "under any --meta; `list` prints them.")
 @click.option("--passes", "list_passes", is_flag=True,
               help="List every MLIR pass of the pipeline for the target, in order, with the size of its change.")
+@click.option("--by-time", is_flag=True, help="With --passes: the passes slowest first, their runs summed, with "
+              "each stage's wall time.")
 @click.option("--show-pass", default=None, metavar="N|NAME", help="With --passes: the IR diff one pass made "
               "(NAME#2 for its second run).")
 @click.option("--find", "find_pattern", default=None, metavar="REGEX",
@@ -41,7 +43,7 @@ _stage_help = f"{stage_table.listing()}; all; several with commas. Default: the 
 @click.option("--html", "html_file", default=None, metavar="FILE",
               help="Write one self-contained HTML page: the source and stages, lines linked by colour.")
 def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show, interleave, control, out_dir,
-            force, as_json, no_header, no_color, expect, config_index, list_passes, show_pass, find_pattern,
+            force, as_json, no_header, no_color, expect, config_index, list_passes, by_time, show_pass, find_pattern,
             expect_pass, html_file):
     """Compile KERNEL (a name from `playground list`, or path.py[:name]) and print a stage.
 
@@ -53,12 +55,13 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     playground compile gemm --target sm_90 --show sass --control
     playground compile gemm --target sm_90 --expect 'sass:HGMMA >= 4' --expect 'spills == 0'
     playground compile gemm --target sm_90 --passes --find ttng.warp_group_dot
+    playground compile gemm --target sm_90 --passes --by-time
     playground compile gemm --target sm_90 --html gemm.html
     """
     from ..errors import KernelFailure, UserError
     from ..report import render
-    if (show_pass or find_pattern) and not list_passes:
-        raise UserError("--show-pass and --find read the pass list: add --passes")
+    if (show_pass or find_pattern or by_time) and not list_passes:
+        raise UserError("--show-pass, --find and --by-time read the pass list: add --passes")
     if expect_pass and not find_pattern:
         raise UserError("--expect-pass checks what --find found: add --find PATTERN")
     clashing = [flag for flag, given in (("--passes", list_passes), ("--json", as_json), ("--out", out_dir),
@@ -83,7 +86,7 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     c = compiled(request, timeout)
     if list_passes:
         from .compile_passes import show_passes
-        return show_passes(c, show_pass, find_pattern, as_json, timeout, expect_pass)
+        return show_passes(c, show_pass, find_pattern, as_json, timeout, expect_pass, by_time)
     if html_file:
         from ..web import export
         chosen = [s for s in stages if not stage_table.is_binary(s) and s != "source"] if show else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 import click
 
 
-def show_passes(c, show_pass, find_pattern, as_json, timeout, expect_pass=None):
+def show_passes(c, show_pass, find_pattern, as_json, timeout, expect_pass=None, by_time=False):
     from .. import lifecycle, report
     from ..artefact import passes
     from ..artefact import text as artefact_text
@@ -22,7 +22,7 @@ def show_passes(c, show_pass, find_pattern, as_json, timeout, expect_pass=None):
                    + (f" {{{shown.options}}}" if shown.options else "") + f"; +{shown.added} -{shown.removed} lines")
         click.echo(shown.diff() if shown.changed else "(no change)\n", nl=False)
     elif found is None:
-        click.echo("\n".join(artefact_text.lines(log)))
+        click.echo("\n".join(artefact_text.slowest_lines(log) if by_time else artefact_text.lines(log)))
     if found is not None and not found["lines"]:
         raise KernelFailure(artefact_text.found_line(log, found))
     if found is not None and not as_json:
