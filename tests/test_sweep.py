@@ -84,7 +84,7 @@ def test_a_rerun_is_served_from_the_cache_without_workers(first, in_cold_cache):
     again = triage.run(registry.load("gemm"), [targets.resolve("sm_80")], SPACE, jobs=2)
     assert again.compiled == 0 and again.workers == 0
     assert all(r["cache_hit"] for r in again.rows)
-    volatile = ("cache_hit", "compile_seconds")
+    volatile = ("cache_hit", "compile_seconds", "stage_seconds")   # measured: not kept with a row
     assert [{k: v for k, v in r.items() if k not in volatile} for r in again.rows] == \
         [{k: v for k, v in r.items() if k not in volatile} for r in first.rows]
     assert again.seconds < first.seconds
@@ -314,3 +314,17 @@ def test_a_gpu_by_name_is_a_target_of_its_own():
     (rtx,), (l40s,) = result.by_target("sm_89"), result.by_target("l40s")
     assert rtx["hash"] == l40s["hash"]
     assert l40s["modelled_seconds"] / rtx["modelled_seconds"] == pytest.approx(1008 / 864, rel=0.03)
+
+
+def test_a_cold_sweep_says_where_its_compile_time_went(first):
+    """Each compiled row keeps Triton's CompileTimes by stage; the sweep sums them over the configs it compiled."""
+    stages = ["source", "ttir", "ttgir", "llir", "ptx", "cubin", "store"]
+    assert all(list(r["stage_seconds"]) == stages for r in first.rows)
+    totals, configs = first.stage_seconds()
+    assert configs == 2 and list(totals) == stages
+    assert totals["cubin"] == pytest.approx(sum(r["stage_seconds"]["cubin"] for r in first.rows)) and totals["cubin"] > 0
+    assert sum(totals.values()) <= sum(r["compile_seconds"] for r in first.rows) * 1.05   # inside each compile's time
+    line = next(line for line in sweep_text.lines(first) if line.startswith("compile time by stage"))
+    assert "summed over the 2 configs compiled in this run" in line and "cubin (ptxas)" in line
+    assert "measured on this machine" in line
+    assert first.as_dict()["compile_stage_seconds"]["cubin"] == round(totals["cubin"], 4)

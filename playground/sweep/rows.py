@@ -101,7 +101,8 @@ def figures(c, num_sms: int | None = None, model: bool = True) -> dict:
            "spill_store_bytes": r.spill_store_bytes, "spill_load_bytes": r.spill_load_bytes,
            "shared_bytes": r.shared_total, "num_warps": c.config.num_warps, "num_stages": c.config.num_stages,
            "meta": dict(c.config.meta), "hash": c.hash, "cache_hit": c.cache_hit,
-           "compile_seconds": round(c.compile_seconds, 4)}
+           "compile_seconds": round(c.compile_seconds, 4),
+           "stage_seconds": {stage: round(t, 4) for stage, t in c.stage_seconds.items()}}
     out |= _occupancy(c, num_sms)
     return out | _model_unless_unlaunchable(c, out, num_sms) if model else out
 

@@ -93,6 +93,7 @@ def lines(s: Sweep) -> list[str]:
     out.append(f"{count(len(rows), 'compiles')} ({count(len(s.configs), 'configs')} x {count(len(s.targets), 'targets')}): {s.cached} from the "
                f"cache, {s.compiled} compiled{workers}, {failed}; {blocked} cannot launch, {spills} spill; "
                f"{s.seconds:.1f} s")
+    out += _stage_line(s)
     if any(r.get("modelled_seconds") is not None for r in rows):
         out.append("modelled: the performance model's typical time, its band (optimistic to pessimistic constants) "
                    "and the resource that bounds it, from each binary and the device table; not a measurement "
@@ -103,6 +104,22 @@ def lines(s: Sweep) -> list[str]:
                    "configs in: benchmarks/data/README.md (\"config order\"). Time the leading configs on a GPU "
                    "before choosing")
     return out
+
+
+# What runs in each of Triton's stages (its backends' compiler.py): LLVM for llir and ptx/amdgcn, ptxas for cubin
+_TOOL = {"llir": "MLIR + LLVM opt", "ptx": "LLVM codegen", "cubin": "ptxas", "amdgcn": "LLVM codegen",
+         "hsaco": "ld.lld", "source": "frontend", "ttir": "MLIR", "ttgir": "MLIR", "store": "cache writes"}
+
+
+def _stage_line(s: Sweep) -> list[str]:
+    totals, configs = s.stage_seconds()
+    if not configs:
+        return []
+    total = sum(totals.values()) or 1.0
+    parts = ", ".join(f"{stage} ({_TOOL.get(stage, stage)}) {seconds:.2f} s {seconds / total:.0%}"
+                      for stage, seconds in totals.items())
+    return [f"compile time by stage, summed over the {count(configs, 'configs')} compiled in this run (wall times "
+            f"measured on this machine, Triton's CompileTimes; cache hits compile nothing): {parts}"]
 
 
 CSV_FIELDS = ("target", "config", "status", "error", "registers", "spill_store_bytes", "spill_load_bytes",

@@ -38,12 +38,23 @@ class Sweep:
     def by_target(self, target: str) -> list[dict]:
         return [r for r in self.rows if r["target"] == target]
 
+    def stage_seconds(self) -> tuple[dict, int]:
+        """Triton's compile time by stage, summed over the configs compiled in this run (a cache hit compiles
+        nothing), and how many configs that is: where an autotune space's compile time goes."""
+        totals: dict[str, float] = {}
+        timed = [r for r in self.rows if r.get("stage_seconds")]
+        for r in timed:
+            for stage, seconds in r["stage_seconds"].items():
+                totals[stage] = totals.get(stage, 0.0) + seconds
+        return totals, len(timed)
+
     def as_dict(self) -> dict:
         return {"kernel": self.kernel, "shape": self.shape, "dtype": self.dtype, "targets": self.targets,
                 "configs": self.configs, "rows": self.rows, "seconds": round(self.seconds, 3),
                 "compiled": self.compiled, "from_cache": self.cached, "failed": self.failed,
                 "rejected": self.rejected, "workers": self.workers, "warnings": self.warnings,
-                "backend": self.backend}
+                "backend": self.backend,
+                "compile_stage_seconds": {k: round(v, 4) for k, v in self.stage_seconds()[0].items()}}
 
     @property
     def exit_code(self) -> int:
@@ -120,7 +131,7 @@ def run(spec, targets: list, ranges: dict | None = None, shape: dict | None = No
         if kernel_hash:
             stored = stored_figures(figures_key(request, kernel_hash, task["config"], num_sms))
             if stored is not None:
-                result = stored | {"cache_hit": True, "compile_seconds": 0.0}
+                result = stored | {"cache_hit": True, "compile_seconds": 0.0, "stage_seconds": {}}
             else:
                 try:
                     result = row(request, task["config"], num_sms)
