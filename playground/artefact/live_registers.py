@@ -23,7 +23,9 @@ from ..tools import tool
 from . import disasm, sourcemap
 
 LIVE_FILE = "playground-live-registers.sass"
-_ROW = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/.*//\s*\|\s*(\d*)\s*\|\s*(\d*)\s*\|\s*(\d*)\s*\|\s*(\d*)\s*\|")
+# an instruction and its columns: `/*0010*/  LDC.64 R2, c[0x0][0x228] ;  // |    3  |        |    1   |         |`;
+# nvdisasm prints as many columns as the architecture has register files (12.8 prints no UPRED one for sm_80)
+_ROW = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/.*?//\s*\|((?:\s*\d*\s*\|)+)\s*$")
 _ADDRESS = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/")
 _FUNCTION = re.compile(r"^\.text\.(\S+):")
 
@@ -90,7 +92,8 @@ def counts(compiled) -> dict[tuple[str, int], Live] | None:
         if m := _FUNCTION.match(line.strip()):
             function = m.group(1)
         if m := _ROW.match(line):
-            out[(function, int(m.group(1), 16))] = Live(*(int(v or 0) for v in m.groups()[1:]))
+            columns = [int(v.strip() or 0) for v in m.group(2).split("|")[:-1]]
+            out[(function, int(m.group(1), 16))] = Live(*(columns + [0, 0, 0, 0])[:4])
     return out
 
 
