@@ -223,3 +223,20 @@ def test_lines_and_json_shape(gemm_reads):
     assert "HGMMA.64x128x16.F32 x" in shown and "software-pipelined: 3 shared-memory buffers" in shown
     d = r.as_dict()
     assert d["pipeline"]["pipelined"] is True and d["mix"]["mma"] == r.mix["mma"]
+
+
+def test_inspect_explain_names_the_instruction_and_its_document():
+    from click.testing import CliRunner
+    from cli import main
+    runner = CliRunner()
+    shown = runner.invoke(main, ["inspect", "--explain", "LDGSTS.E.BYPASS.LTC128B.128"])
+    assert shown.exit_code == 0, shown.output
+    first = shown.output.splitlines()[0]
+    assert first.startswith("LDGSTS.E.BYPASS.LTC128B.128 (sass, entry LDGSTS): ") and "shared memory" in first
+    assert "see CUDA Binary Utilities" in shown.output and ".BYPASS: " in shown.output
+    ptx = runner.invoke(main, ["inspect", "--explain", "cp.async.bulk.tensor.2d.shared::cluster.global"])
+    assert "(ptx, entry cp.async.bulk.tensor)" in ptx.output and "see PTX ISA" in ptx.output
+    unknown = runner.invoke(main, ["inspect", "--explain", "NOTANOPCODE"])
+    assert unknown.exit_code == 2 and "no entry" in unknown.output
+    bare = runner.invoke(main, ["inspect"])
+    assert bare.exit_code == 2 and "--explain" in bare.output

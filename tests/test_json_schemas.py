@@ -61,7 +61,7 @@ INVOCATIONS = [
     ("bench", "softmax", "-t", "sm_90", "--sweep", "N=256..512"),
     ("bench", "gemm", "-t", "gfx942"),
     ("inspect", "gemm", "-t", "sm_90"), ("inspect", "softmax", "-t", "gfx942", "--shape", "N=781"),
-    ("inspect", "vector_add", "-t", "sm_90", "--params"), ("inspect", "vector_add", "-t", "gfx942", "--params"),
+    ("inspect", "vector_add", "-t", "sm_90", "--params"), ("inspect", "vector_add", "-t", "gfx942", "--params"), ("inspect", "--explain", "HGMMA.64x128x16.F32"),
     ("grid", "gemm", "-t", "sm_90"), ("grid", "softmax", "-t", "gfx942", "--shape", "M=1823,N=781"),
     ("occupancy", "gemm", "-t", "sm_90"), ("occupancy", "softmax", "-t", "gfx942"),
     ("occupancy", "--arch", "gfx942", "--threads", "256", "--regs", "96", "--smem", "65536", "--sgprs", "90"),

@@ -324,3 +324,18 @@ def test_serve_opens_an_installed_modules_bare_kernel_with_its_args():
     finally:
         if proc.poll() is None:
             proc.kill()
+
+
+def test_the_page_data_carries_control_codes_live_registers_and_opcode_words(gemm_view):
+    """SASS lines carry their control codes and live registers; every pane's instructions their opcode's entry;
+    the source its live registers by line, the same as the terminal's profile."""
+    from playground.artefact import live_registers
+    sass = gemm_view["stages"]["sass"]
+    instructions = [i for i, c in enumerate(sass["control"]) if c]
+    assert len(instructions) > 500 and all(sass["control"][i].startswith("S") for i in instructions)
+    assert sum(sass["live"][i] is not None for i in instructions) >= 0.95 * len(instructions)
+    hgmma = [i for i, op in enumerate(sass["ops"]) if op == "HGMMA"]
+    assert len(hgmma) == 4 and all(sass["control"][i] for i in hgmma)
+    assert "warpgroup" in sass["explained"]["HGMMA"].lower()
+    assert gemm_view["stages"]["ptx"]["explained"]
+    assert gemm_view["live"] and gemm_view["live_note"].startswith("live registers")

@@ -4,6 +4,7 @@ both; without them these tests skip). The server is the app `playground serve` r
 PLAYGROUND_SCREENSHOT=docs/explorer.png makes test_screenshot write the README's picture.
 """
 import os
+import re
 import shutil
 import time
 import urllib.error
@@ -324,3 +325,21 @@ def test_screenshot(browser, gemm_page):
     click_source_line(browser, source_line_number(browser, "tl.dot("))
     browser.save_screenshot(target)
     assert Path(target).stat().st_size > 10_000
+
+
+def test_a_sass_line_explains_itself_and_the_control_column_toggles(browser, gemm_page):
+    """Hovering an instruction shows its control codes, the registers live at it and what its opcode does; the
+    "control codes" button shows the column; each source line carries its live registers (peak · last)."""
+    open_page(browser, gemm_page.url)
+    dot = source_line_number(browser, "tl.dot(")
+    hgmma = browser.find_element(By.XPATH, f"//section[@data-stage='sass']//div[@data-py='{dot}'][contains(., 'HGMMA')]")
+    title = hgmma.get_attribute("title")
+    assert re.search(r"^control S\d\d [Y-] W[0-5-] R[0-5-] B[0-5-]{6} [a-d-]{4}$", title, re.M), title
+    assert re.search(r"^\d+ registers live$", title, re.M) and "HGMMA: " in title
+    column = hgmma.find_element(By.CSS_SELECTOR, ".cc")
+    assert not column.is_displayed()
+    browser.find_element(By.XPATH, "//button[text()='control codes']").click()
+    assert column.is_displayed() and column.text.startswith("[S")
+    badge = browser.find_element(By.CSS_SELECTOR, f".pane.source .line[data-py='{dot}'] .live")
+    peak, last = (int(n) for n in re.findall(r"\d+", badge.text))
+    assert 64 <= last <= peak <= 122          # the 128x128 fp32 accumulator over 256 threads is 64 registers

@@ -97,6 +97,20 @@ def counts(compiled) -> dict[tuple[str, int], Live] | None:
     return out
 
 
+def by_line(compiled, sass_lines: list[str]) -> list[int | None]:
+    """The general registers live at each line of a SASS listing (None for a line that is not an instruction,
+    or for every line where nvdisasm gives no counts)."""
+    live = counts(compiled) or {}
+    out, function = [], ""
+    for line in sass_lines:
+        if m := _FUNCTION.match(line.strip()):
+            function = m.group(1)
+        address = _ADDRESS.match(line)
+        here = live.get((function, int(address.group(1), 16))) if address else None
+        out.append(here.registers if here else None)
+    return out
+
+
 def pressure(compiled) -> Pressure | None:
     """The register profile by Python line, or None (`unavailable` says why)."""
     live = counts(compiled)

@@ -242,3 +242,13 @@ def _programs(grid) -> int:
 lines.register(Report, _inspect_lines)
 lines.register(ParamBlock, _param_lines)
 lines.register(PassLog, _pass_list)
+
+
+def explained_lines(opcode: str, entries) -> list[str]:
+    """`inspect --explain`: each ISA table's entry for the opcode (a name may be both SASS and PTX)."""
+    out = []
+    for e in entries:
+        out.append(f"{e.opcode} ({e.language}, entry {e.key}): {e.does}")
+        out += [f"    .{mod}: {words}" for mod, words in e.modifiers]
+        out.append(f"    see {e.see}" + (f" <{e.url}>" if e.url else ""))
+    return out

@@ -61,7 +61,18 @@ def view(c, stages: list[str] | None = None, source: str | None = None, display_
     for stage in stages:
         data["stages"][stage] = stage_lines(c, stage, file)
     data["colors"] = _colors(data["stages"])
+    data["live"], data["live_note"] = _live_by_python_line(c)
     return data
+
+
+def _live_by_python_line(c) -> tuple[dict, str]:
+    """{python line: [peak, at its last instruction]} of live registers, or why there is none."""
+    from ..artefact import live_registers
+    pressure = live_registers.pressure(c) if c.target.is_nvidia else None
+    if pressure is None:
+        return {}, live_registers.unavailable(c) or ""
+    return ({str(p.line): [p.peak, p.last] for p in pressure.lines},
+            f"live registers (nvdisasm's life ranges): peak {pressure.peak} of the {pressure.allocated} allocated")
 
 
 def stage_lines(c, stage: str, kernel_file: str | None = None) -> dict:
@@ -72,8 +83,30 @@ def stage_lines(c, stage: str, kernel_file: str | None = None) -> dict:
     mapped = sourcemap.mapped_lines(stage, text, kernel_file, ptx)
     mapped = [(line.rstrip(), py) for line, py in mapped if line.strip()]
     data = {"lines": tokens(stage, [line for line, _ in mapped]), "map": [py for _, py in mapped]}
+    data |= _instruction_notes(c, stage, [line for line, _ in mapped])
     data["digest"] = hashlib.sha1(json.dumps(data, separators=(",", ":")).encode()).hexdigest()[:16]
     return data
+
+
+def _instruction_notes(c, stage: str, lines: list[str]) -> dict:
+    """What the page shows on hovering an instruction: its opcode's entry in the ISA tables ("ops" per line, the
+    words once per opcode in "explained"), and for SASS its control codes ("control", an optional column) and
+    the registers live at it ("live")."""
+    from ..artefact import isa
+    language = stage_table.STAGES[stage].language
+    ops, explained = [], {}
+    for line in lines:
+        entry = isa.describe(language, line) if isa.opcode(language, line) else None
+        ops.append(entry.key if entry else None)
+        if entry:
+            explained[entry.key] = f"{entry.does} ({entry.see})"
+    out = {"ops": ops, "explained": explained} if explained else {}
+    if stage == "sass":
+        from ..artefact import control_codes, live_registers
+        controls = control_codes.by_line(c.kernel.asm["cubin"], "\n".join(lines))
+        out["control"] = [k.text() if k else None for k in controls]
+        out["live"] = live_registers.by_line(c, lines)
+    return out
 
 
 def tokens(stage: str, lines: list[str]) -> list[list[list[str]]]:

@@ -110,7 +110,11 @@ var PlaygroundExplorer = (function () {
     this.headerLines = el("pre", {cls: "header-lines"});
     var more = el("button", {cls: "act", text: "header", title: "the compile header, as `compile` prints it",
                              onclick: function () { self.headerLines.classList.toggle("shown"); }});
+    this.controlButton = el("button", {cls: "act", text: "control codes",
+      title: "SASS: each instruction's stall cycles, yield hint, scoreboards set (W, R) and waited on (B), operand reuse",
+      onclick: function () { self.root.classList.toggle("show-control"); }});
     this.chips.appendChild(more);
+    this.chips.appendChild(this.controlButton);
     var header = el("header", {}, [top, this.controls.row, this.chips, this.headerLines]);
 
     // Explore: the source and stage panes
@@ -274,7 +278,10 @@ var PlaygroundExplorer = (function () {
     var frag = document.createDocumentFragment();
     this.sourceByLine = {};
     for (var n = 1; n <= count; n++) {
-      var line = el("div", {cls: "line", data: {py: n}}, [el("span", {cls: "ln", text: String(n)}), el("span", {text: " "})]);
+      var live = this.data && this.data.live && this.data.live[n];
+      var line = el("div", {cls: "line", data: {py: n}}, [el("span", {cls: "ln", text: String(n)}), el("span", {text: " "}),
+        live ? el("span", {cls: "live", text: live[0] + " \u00b7 " + live[1],
+                           title: "live registers: peak " + live[0] + ", " + live[1] + " at its last instruction"}) : null]);
       if (colors[n] !== undefined) line.classList.add("c" + (colors[n] % COLORS));
       this.sourceByLine[n] = line;
       frag.appendChild(line);
@@ -417,13 +424,26 @@ var PlaygroundExplorer = (function () {
     pane.node.dataset.stage = pane.stage;
   };
 
+  /* The hover of one stage line: its control codes and live registers (SASS), and what its opcode does. */
+  function lineNote(stage, i) {
+    var parts = [];
+    if (stage.control && stage.control[i]) parts.push("control " + stage.control[i]);
+    if (stage.live && stage.live[i] !== null && stage.live[i] !== undefined) parts.push(stage.live[i] + " registers live");
+    var op = stage.ops && stage.ops[i];
+    if (op && stage.explained[op]) parts.push(op + ": " + stage.explained[op]);
+    return parts.join("\n");
+  }
+
   function fillLines(pane, stage, colors, explorer) {
     var html = [];
     stage.lines.forEach(function (tokens, i) {
       var py = stage.map[i], mapped = py !== null && py !== undefined;
       var color = !mapped ? "" : " c" + ((colors && colors[py] !== undefined ? colors[py] : py) % COLORS);
-      html.push('<div class="line' + color + '"' + (mapped ? ' data-py="' + (+py) + '"' : "") + '><span class="ln">' +
-                (i + 1) + '</span><span class="tok">');
+      var note = lineNote(stage, i);
+      html.push('<div class="line' + color + '"' + (mapped ? ' data-py="' + (+py) + '"' : "") +
+                (note ? ' title="' + esc(note) + '"' : "") + '><span class="ln">' + (i + 1) + '</span>' +
+                (stage.control && stage.control[i] ? '<span class="cc">[' + esc(stage.control[i]) + ']</span>' : "") +
+                '<span class="tok">');
       tokens.forEach(function (t) {
         html.push(t[0] ? '<span class="' + esc(t[0]) + '">' + esc(t[1]) + "</span>" : esc(t[1]));
       });
