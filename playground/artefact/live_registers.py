@@ -61,12 +61,19 @@ class Pressure:
     by_address: dict[int, int] = field(default_factory=dict)  # general registers live, per instruction
     source: str = "nvdisasm --print-life-ranges"
 
+    @property
+    def peak_lines(self) -> list[int]:
+        """Every Python line with an instruction at the peak: a value live across a loop (a GEMM's accumulator)
+        holds the peak over all the loop's lines."""
+        return [p.line for p in self.lines if p.peak == self.peak]
+
     def heaviest(self, n: int = 5) -> list[LineProfile]:
         """The n lines that hold the most registers, the highest peak first (then the earlier line)."""
         return sorted(self.lines, key=lambda p: (-p.peak, p.line))[:n]
 
     def as_dict(self) -> dict:
         return {"allocated": self.allocated, "peak": self.peak, "peak_line": self.peak_line,
+                "peak_lines": self.peak_lines,
                 "peak_source": self.peak_source, "lines": [p.as_dict() for p in self.lines], "source": self.source}
 
 

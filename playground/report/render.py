@@ -82,7 +82,9 @@ def _live_line(c: Compiled) -> str:
     pressure = live_registers.pressure(c) if c.target.is_nvidia else None
     if pressure is None:
         return live_registers.unavailable(c).removeprefix("live registers: ")
-    where = f", first reached at line {pressure.peak_line} ({pressure.peak_source})" if pressure.peak_line else ""
+    at = pressure.peak_lines
+    where = (f", at line {pressure.peak_line} ({pressure.peak_source})" if len(at) == 1 and pressure.peak_line == at[0]
+             else f", at lines {', '.join(map(str, at))}" if at else ", at an instruction no Python line claims")
     return f"peak {pressure.peak} of the {pressure.allocated} allocated{where}; nvdisasm's life ranges"
 
 
