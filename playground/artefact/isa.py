@@ -15,9 +15,11 @@ How an opcode finds its entry, by language:
           A part with a `::` qualifier also tries its text before the `::`, just after trying itself:
           `tcgen05.wait::ld.sync.aligned` is tcgen05.wait, `st.shared::cta.b32` is st.shared.
   amdgcn  the full mnemonic; else the mnemonic without its encoding suffix (_e32, _e64, _sdwa, _dpp, ...:
-          `v_add_u32_e32` is v_add_u32); else the most specific pattern key (fnmatch: `*` any run, `?` one
-          character; the pattern with the most literal characters wins, then the first in the file):
-          `v_mfma_*` covers v_mfma_f32_32x32x8_f16.
+          `v_add_u32_e32` is v_add_u32); else the most specific pattern key matching that stripped mnemonic
+          (fnmatch: `*` any run, `?` one character; the pattern with the most literal characters wins, then
+          the first in the file): `v_mfma_*` covers v_mfma_f32_32x32x8_f16 and gfx90a's v_mfma_f32_32x32x8f16.
+
+The tables are read with tomllib (Python 3.11+; on 3.10 the same parser, installed as `tomli`).
 
 What a line's opcode is (`opcode`): the instruction's mnemonic as written, modifiers included, after SASS's
 /*addr*/ and its predicate guard (@P0, @!UP1), PTX's guard (@%p1, @!%p2) and a label; None for a label alone,
