@@ -136,11 +136,11 @@ def read(compiled) -> Report:
         report.banks = analyse(compiled.stage("ptx"), compiled.config.num_warps * 32)
         report.main_loop = schedule.main_loop(compiled)
         report.registers = live_registers.pressure(compiled)
+    elif compiled.target.name in _lds_banks().TARGETS:
+        report.banks = _lds_banks().analyse(compiled.stage("amdgcn"), compiled.config.num_warps * 64)
     if report.registers is None:
         from . import live_registers
         report.registers_unavailable = live_registers.unavailable(compiled) or ""
-    elif compiled.target.name in _lds_banks().TARGETS:
-        report.banks = _lds_banks().analyse(compiled.stage("amdgcn"), compiled.config.num_warps * 64)
     report.hints = hints(report)
     return report
 
