@@ -82,11 +82,18 @@ def unavailable(compiled) -> str | None:
     if not compiled.target.is_nvidia:
         return ("live registers: not available on AMD: LLVM's amdgcn states the totals (VGPRs, SGPRs), not the "
                 "live count at each instruction")
-    if _live_sass(compiled) is None:
+    if _live_sass(compiled) is not None:
+        return None
+    said = _refusals.get(compiled.cache_dir(), "")
+    if "Dataflow analysis disabled" in said:
         return (f"live registers: not available for {compiled.target.name}'s binary: this nvdisasm runs no dataflow "
                 f"pass on it (nvdisasm 13.1 on sm_80-sm_89's ELF layout); TRITON_NVDISASM_PATH may name one that "
                 f"does (CUDA 12.8's, in Triton 3.6's wheel)")
-    return None
+    last = next((line.strip() for line in reversed(said.splitlines()) if line.strip()), "no output")
+    return f"live registers: not available: nvdisasm printed no life ranges for this binary ({last})"
+
+
+_refusals: dict = {}     # cache folder -> what nvdisasm said when it printed no life ranges
 
 
 def counts(compiled) -> dict[tuple[str, int], Live] | None:
@@ -164,6 +171,7 @@ def _live_sass(compiled) -> str | None:
     finally:
         os.unlink(f.name)
     if done.returncode != 0 or "GPR" not in done.stdout:
+        _refusals[compiled.cache_dir()] = done.stderr
         return None       # not kept: TRITON_NVDISASM_PATH may name another nvdisasm next time
     write_atomically(cached, done.stdout)
     return done.stdout
