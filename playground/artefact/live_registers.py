@@ -9,7 +9,9 @@ count at its last one. The counts are nvdisasm's, not a model; the general-regis
 nvdisasm 13.1 (Triton 3.9's) runs no dataflow pass on the older ELF layout ptxas still writes for sm_80 to
 sm_89 ("Dataflow analysis disabled"): those binaries have no profile unless TRITON_NVDISASM_PATH names an
 nvdisasm that reads them (12.8, Triton 3.6's, does). On AMD, LLVM's assembly states only the totals
-(`.vgpr_count`, `; NumVgprs`), nothing per instruction: `unavailable` says so.
+(`.vgpr_count`, `; NumVgprs`), nothing per instruction: `unavailable` says so. And nvdisasm (13.1 and 12.8)
+refuses a binary that uses all 255 registers ("Invalid register count"), a spilling one as a rule: `unavailable`
+then quotes what it said.
 """
 from __future__ import annotations
 
