@@ -83,7 +83,8 @@ def _live_line(c: Compiled) -> str:
     if pressure is None:
         return live_registers.unavailable(c).removeprefix("live registers: ")
     at = pressure.peak_lines
-    where = (f", at line {pressure.peak_line} ({pressure.peak_source})" if len(at) == 1 and pressure.peak_line == at[0]
+    one = next((p for p in pressure.lines if len(at) == 1 and p.line == at[0]), None)
+    where = (f", at line {one.line} ({one.source})" if one
              else f", at lines {', '.join(map(str, at))}" if at else ", at an instruction no Python line claims")
     return f"peak {pressure.peak} of the {pressure.allocated} allocated{where}; nvdisasm's life ranges"
 
