@@ -98,3 +98,21 @@ def test_the_header_interleave_and_inspect_show_it():
     assert re.search(r"^main loop .* stall cycles an iteration", inspected.output, re.M)
     amd = runner.invoke(main, ["inspect", "softmax", "--target", "gfx942"])
     assert "registers   not available on AMD" in amd.output
+
+
+def test_a_binary_using_all_255_registers_is_read_from_a_copy_that_says_254():
+    """nvdisasm refuses a function whose register count is 255 (a spilling one, as a rule). The copy changes the
+    count record and nothing else, and the code names no R254; the profile says it was read that way."""
+    from playground.artefact import cubin, disasm
+    spilling = Request.of("softmax", "sm_90", shape={"M": 64, "N": 8192}, num_warps=1).compile()
+    original = spilling.kernel.asm["cubin"]
+    copy = cubin.with_register_count(original, 254)
+    assert len(copy) == len(original) and sum(a != b for a, b in zip(copy, original)) == 1    # 255 -> 254, one byte
+    assert cubin.code_sections(copy) == cubin.code_sections(original)
+    assert spilling.resources.registers == 255 and spilling.resources.spills
+    assert not re.search(r"\bR254\b", disasm.sass(spilling))
+    p = live_registers.pressure(spilling)
+    assert p is not None and p.from_copy and "on a copy" in p.source
+    row_share = 8192 // 32                       # fp32 values of the row per thread, more than fit
+    spread = live_registers.pressure(Request.of("softmax", "sm_90", shape={"M": 64, "N": 8192}, num_warps=8).compile())
+    assert 200 <= p.peak <= 255 < row_share and spread.peak < p.peak // 4 and not spread.from_copy

@@ -63,3 +63,29 @@ def kernel_attributes(cubin: bytes, function: str) -> list[tuple[int, int | byte
         else:
             records.append((attr, value))
     return records
+
+
+EIATTR_REGCOUNT = 0x2F   # in `.nv.info`: SVAL (function's symbol index u32, registers u32)
+
+
+def with_register_count(cubin: bytes, registers: int) -> bytes:
+    """A copy of the cubin whose `.nv.info` EIATTR_REGCOUNT records say `registers`; nothing else changes. For
+    nvdisasm 13.1 and 12.8, which refuse to analyse a function that uses all 255 registers."""
+    if cubin[:4] != _ELF_MAGIC:
+        raise ValueError("not an ELF file")
+    (table,) = struct.unpack_from("<Q", cubin, 0x28)
+    entry_size, count, names_index = struct.unpack_from("<HHH", cubin, 0x3A)
+    headers = [struct.unpack_from("<IIQQQQ", cubin, table + i * entry_size) for i in range(count)]
+    names_at = headers[names_index][4]
+    out = bytearray(cubin)
+    for h in headers:
+        start = names_at + h[0]
+        if cubin[start:cubin.index(b"\0", start)] != b".nv.info":
+            continue
+        at, end = h[4], h[4] + h[5]
+        while at + 4 <= end:
+            fmt, attr, value = struct.unpack_from("<BBH", cubin, at)
+            if fmt == EIFMT_SVAL and attr == EIATTR_REGCOUNT and value == 8:
+                struct.pack_into("<I", out, at + 8, registers)
+            at += 4 + (value if fmt == EIFMT_SVAL else 0)
+    return bytes(out)

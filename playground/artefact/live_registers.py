@@ -10,8 +10,9 @@ nvdisasm 13.1 (Triton 3.9's) runs no dataflow pass on the older ELF layout ptxas
 sm_89 ("Dataflow analysis disabled"): those binaries have no profile unless TRITON_NVDISASM_PATH names an
 nvdisasm that reads them (12.8, Triton 3.6's, does). On AMD, LLVM's assembly states only the totals
 (`.vgpr_count`, `; NumVgprs`), nothing per instruction: `unavailable` says so. And nvdisasm (13.1 and 12.8)
-refuses a binary that uses all 255 registers ("Invalid register count"), a spilling one as a rule: `unavailable`
-then quotes what it said.
+refuses a binary that uses all 255 registers ("Invalid register count"), a spilling one as a rule. When its code
+names no R254, the count is read from a copy whose register-count record (`.nv.info` EIATTR_REGCOUNT) says 254,
+and the profile says so; otherwise `unavailable` quotes what nvdisasm said.
 """
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 
 from ..files import write_atomically
 from ..tools import tool
-from . import disasm, sourcemap
+from . import cubin, disasm, sourcemap
 
 LIVE_FILE = "playground-live-registers.sass"
 # an instruction and its columns: `/*0010*/  LDC.64 R2, c[0x0][0x228] ;  // |    3  |        |    1   |         |`;
@@ -62,6 +63,11 @@ class Pressure:
     lines: list[LineProfile] = field(default_factory=list)   # in line order
     by_address: dict[int, int] = field(default_factory=dict)  # general registers live, per instruction
     source: str = "nvdisasm --print-life-ranges"
+
+    @property
+    def from_copy(self) -> bool:
+        """Read from a copy whose register-count record says 254 (nvdisasm refuses 255)."""
+        return "on a copy" in self.source
 
     @property
     def peak_lines(self) -> list[int]:
@@ -154,7 +160,9 @@ def pressure(compiled) -> Pressure | None:
     peak_line = peak[1]
     return Pressure(compiled.resources.registers, peak[0], peak_line,
                     source[peak_line - 1].strip() if peak_line and 0 < peak_line <= len(source) else "",
-                    lines, by_address)
+                    lines, by_address, "nvdisasm --print-life-ranges" + (
+                        ", on a copy whose register-count record says 254 (nvdisasm refuses 255; the code names no "
+                        "R254)" if _live_sass(compiled).startswith(PATCHED) else ""))
 
 
 def _live_sass(compiled) -> str | None:
@@ -164,16 +172,30 @@ def _live_sass(compiled) -> str | None:
     cached = compiled.cache_dir() / f"{LIVE_FILE}.{hashlib.sha1(nvdisasm.encode()).hexdigest()[:8]}"
     if cached.exists():
         return cached.read_text()
-    import os
-    import tempfile
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-        f.write(compiled.kernel.asm["cubin"])
-    try:
-        done = subprocess.run([nvdisasm, "-c", "-lrm", "count", f.name], capture_output=True, text=True)
-    finally:
-        os.unlink(f.name)
+    binary = compiled.kernel.asm["cubin"]
+    done = _life_ranges(nvdisasm, binary)
+    if "Invalid register count : '255'" in done.stderr and not re.search(r"\bR254\b", disasm.sass(compiled)):
+        # The same code, its register-count record saying 254: nvdisasm's dataflow reads the instructions, and
+        # none of them names R254, so the count it refused bounds nothing the code uses.
+        done = _life_ranges(nvdisasm, cubin.with_register_count(binary, 254))
+        done.stdout = PATCHED + "\n" + done.stdout
     if done.returncode != 0 or "GPR" not in done.stdout:
         _refusals[compiled.cache_dir()] = done.stderr
         return None       # not kept: TRITON_NVDISASM_PATH may name another nvdisasm next time
     write_atomically(cached, done.stdout)
     return done.stdout
+
+
+PATCHED = ("// playground: read from a copy whose EIATTR_REGCOUNT record says 254: nvdisasm refuses 255, and the code "
+           "names no R254")
+
+
+def _life_ranges(nvdisasm: str, binary: bytes):
+    import os
+    import tempfile
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
+        f.write(binary)
+    try:
+        return subprocess.run([nvdisasm, "-c", "-lrm", "count", f.name], capture_output=True, text=True)
+    finally:
+        os.unlink(f.name)

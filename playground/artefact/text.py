@@ -78,8 +78,9 @@ def _register_lines(report: Report) -> list[str]:
         return [f"registers   {report.registers_unavailable.removeprefix('live registers: ')}"] \
             if report.registers_unavailable else []
     p = report.registers
-    out = [f"registers   peak {p.peak} live of the {p.allocated} allocated (nvdisasm's life ranges); the lines "
-           f"that hold the most:"]
+    how = "nvdisasm's life ranges" + (", read from a copy whose register-count record says 254: nvdisasm refuses 255"
+                                      if p.from_copy else "")
+    out = [f"registers   peak {p.peak} live of the {p.allocated} allocated ({how}); the lines that hold the most:"]
     for line in p.heaviest():
         out.append(f"            line {line.line:>4}: peak {line.peak:>3}, {line.last:>3} at its last instruction"
                    f"  {line.source}")

@@ -86,7 +86,9 @@ def _live_line(c: Compiled) -> str:
     one = next((p for p in pressure.lines if len(at) == 1 and p.line == at[0]), None)
     where = (f", at line {one.line} ({one.source})" if one
              else f", at lines {', '.join(map(str, at))}" if at else ", at an instruction no Python line claims")
-    return f"peak {pressure.peak} of the {pressure.allocated} allocated{where}; nvdisasm's life ranges"
+    copy = (", read from a copy whose register-count record says 254 (nvdisasm refuses 255; the code names no R254)"
+            if pressure.from_copy else "")
+    return f"peak {pressure.peak} of the {pressure.allocated} allocated{where}; nvdisasm's life ranges{copy}"
 
 
 def _threads(c: Compiled) -> str:
