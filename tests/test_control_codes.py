@@ -154,6 +154,8 @@ def test_compile_control_prints_the_column_and_refuses_without_sass():
     assert re.search(r"/\*[0-9a-f]{4}\*/  \[S\d\d [Y-] W. R. B.{6} .{4}\]\s+HGMMA", shown.output)
     refused = runner.invoke(main, ["compile", "gemm", "--target", "sm_90", "--show", "ptx", "--control"])
     assert refused.exit_code == 2 and "--show sass" in refused.output
+    amd = runner.invoke(main, ["compile", "gemm", "--target", "gfx942", "--show", "amdgcn", "--control"])
+    assert amd.exit_code == 2 and "s_waitcnt" in amd.output
 
 
 # ---- the main loop -------------------------------------------------------------------------------------------

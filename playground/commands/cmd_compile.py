@@ -77,6 +77,9 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     header_only = bool(expect) and show is None
     stages = [] if header_only else render.pick_stages(show or stage_table.default_for(request.target.backend),
                                                        request.target)    # before compiling: a stage it lacks
+    if control and not request.target.is_nvidia:
+        raise UserError(f"--control decodes NVIDIA's SASS control codes; {request.target.name}'s amdgcn has none: "
+                        f"its waits are instructions of their own (s_waitcnt, s_nop)")
     if control and "sass" not in stages:
         raise UserError("--control decodes SASS's control codes: add --show sass")
     if expect:                                                              # and a malformed expectation
