@@ -6,7 +6,6 @@ agree with nvdisasm's own `.reuse` marks, every scoreboard waited on is one an i
 variable-latency load into a register sets a write scoreboard.
 """
 import re
-import subprocess
 
 import pytest
 from click.testing import CliRunner
@@ -73,14 +72,7 @@ def binaries():
 
 def _hex_words(compiled) -> dict[int, tuple[int, int]]:
     """nvdisasm -hex's encoding of each instruction: its two 64-bit words, by address."""
-    import os
-    import tempfile
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-        f.write(compiled.kernel.asm["cubin"])
-    try:
-        out = subprocess.run([tool("nvdisasm"), "-c", "-hex", f.name], capture_output=True, text=True).stdout
-    finally:
-        os.unlink(f.name)
+    out = disasm.run_on_cubin(compiled.kernel.asm["cubin"], [tool("nvdisasm"), "-c", "-hex"]).stdout
     words, lines = {}, out.splitlines()
     for i, line in enumerate(lines):
         m = re.match(r"\s*/\*([0-9a-f]{4,})\*/.*/\* (0x[0-9a-f]{16}) \*/\s*$", line)

@@ -48,14 +48,8 @@ def test_the_accumulator_dominates_the_big_tile_and_shrinks_with_it(tiles):
 
 def test_the_peak_is_nvdisasms_own_column(tiles):
     c = tiles[(128, 256)]
-    import os
-    import tempfile
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-        f.write(c.kernel.asm["cubin"])
-    try:
-        out = subprocess.run([tool("nvdisasm"), "-c", "-lrm", "count", f.name], capture_output=True, text=True).stdout
-    finally:
-        os.unlink(f.name)
+    from playground.artefact import disasm
+    out = disasm.run_on_cubin(c.kernel.asm["cubin"], [tool("nvdisasm"), "-c", "-lrm", "count"]).stdout
     column = [int(m.group(1)) for m in re.finditer(r"\*/.*// \|\s+(\d+)\s+\|", out)]
     assert max(column) == live_registers.pressure(c).peak
 

@@ -195,13 +195,13 @@ def cached_hash(request) -> str | None:
 
 
 @contextlib.contextmanager
-def _listen_for_cache_hits(hits: list, hits_times: list):
+def _listen_for_cache_hits(hits: list, stage_times: list):
     from triton import knobs
     previous = knobs.compilation.listener
 
     def listener(*, cache_hit=False, times=None, **rest):
         hits.append(cache_hit)
-        hits_times.append(times)
+        stage_times.append(times)
         if previous:
             previous(cache_hit=cache_hit, times=times, **rest)
     knobs.compilation.listener = listener

@@ -28,13 +28,13 @@ import struct
 from dataclasses import dataclass
 
 from . import cubin as cubin_reader
+from . import disasm
 
 CONTROL_SHIFT = 105           # where the field starts in the 128-bit word
 NO_SCOREBOARD = 7
 SCOREBOARDS = 6
 
 _ADDRESS = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/")
-_FUNCTION = re.compile(r"^\.text\.(\S+):")
 
 
 @dataclass(frozen=True)
@@ -93,14 +93,11 @@ def by_line(cubin: bytes, sass: str) -> list[Control | None]:
     """The control codes of each line of nvdisasm's SASS (None for a line that is not an instruction): a line's
     `/*addr*/` indexes its function's code section."""
     words = encodings(cubin)
-    function = next(iter(words), None)
+    first = next(iter(words), None)
     out: list[Control | None] = []
-    for line in sass.splitlines():
-        if m := _FUNCTION.match(line.strip()):
-            function = m.group(1)
-        address = _ADDRESS.match(line)
-        code = words.get(function, []) if address else []
-        index = int(address.group(1), 16) // 16 if address else -1
+    for function, address in disasm.addresses(sass.splitlines()):
+        code = words.get(function or first, []) if address is not None else []
+        index = address // 16 if address is not None else -1
         out.append(decode(code[index][1]) if 0 <= index < len(code) else None)
     return out
 

@@ -95,6 +95,19 @@ def _raw_arch(compiled) -> str:
 
 
 _ADDRESS = re.compile(r"^(\s*/\*)([0-9a-f]+)(\*/)")
+_FUNCTION = re.compile(r"^\.text\.(\S+):")
+
+
+def addresses(lines) -> list[tuple[str | None, int | None]]:
+    """Each line of an nvdisasm listing as (its function, its instruction's address), the address None for a line
+    that is not an instruction: what joins a listing to the cubin's code and to nvdisasm's other printouts."""
+    out, function = [], None
+    for line in lines:
+        if m := _FUNCTION.match(line.strip()):
+            function = m.group(1)
+        m = _ADDRESS.match(line)
+        out.append((function, int(m.group(2), 16) if m else None))
+    return out
 # The instructions whose operand is a code address: nvdisasm names it by label in a whole binary and prints
 # it as an address (from where the code starts) in raw code. BRA, BRA.U, BSSY(.RECONVERGENT), CALL.REL.NOINC
 # and RET.REL.NODEC are the ones the shipped kernels use on sm_80, sm_90, sm_100 and sm_120.
@@ -133,13 +146,18 @@ def _disassemble_raw(arch: str, code: list[tuple[str, bytes]]) -> list[str]:
     return ["".join(lines) for lines in out]
 
 
-def _run_on_cubin(cubin: bytes, command: list[str]) -> str:
+def run_on_cubin(cubin: bytes, command: list[str]) -> subprocess.CompletedProcess:
+    """A tool run on the cubin, written to a temporary file for it; its exit code and output, whatever they are."""
     with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
         f.write(cubin)
     try:
-        done = subprocess.run(command + [f.name], capture_output=True, text=True)
+        return subprocess.run(command + [f.name], capture_output=True, text=True)
     finally:
         os.unlink(f.name)
+
+
+def _run_on_cubin(cubin: bytes, command: list[str]) -> str:
+    done = run_on_cubin(cubin, command)
     if done.returncode != 0:
         raise RuntimeError(f"{Path(command[0]).name} failed: {done.stderr.strip()}")
     return done.stdout

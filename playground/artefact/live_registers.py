@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import subprocess
 from dataclasses import dataclass, field
 
 from ..files import write_atomically
@@ -29,8 +28,6 @@ LIVE_FILE = "playground-live-registers.sass"
 # an instruction and its columns: `/*0010*/  LDC.64 R2, c[0x0][0x228] ;  // |    3  |        |    1   |         |`;
 # nvdisasm prints as many columns as the architecture has register files (12.8 prints no UPRED one for sm_80)
 _ROW = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/.*?//\s*\|((?:\s*\d*\s*\|)+)\s*$")
-_ADDRESS = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/")
-_FUNCTION = re.compile(r"^\.text\.(\S+):")
 
 
 @dataclass(frozen=True)
@@ -90,9 +87,9 @@ def unavailable(compiled) -> str | None:
     if not compiled.target.is_nvidia:
         return ("live registers: not available on AMD: LLVM's amdgcn states the totals (VGPRs, SGPRs), not the "
                 "live count at each instruction")
-    if _live_sass(compiled) is not None:
+    text, said = _life_ranges(compiled)
+    if text is not None:
         return None
-    said = _refusals.get(compiled.cache_dir(), "")
     if "Dataflow analysis disabled" in said:
         return (f"live registers: not available for {compiled.target.name}'s binary: this nvdisasm runs no dataflow "
                 f"pass on it (nvdisasm 13.1 on sm_80-sm_89's ELF layout); TRITON_NVDISASM_PATH may name one that "
@@ -101,21 +98,17 @@ def unavailable(compiled) -> str | None:
     return f"live registers: not available: nvdisasm printed no life ranges for this binary ({last})"
 
 
-_refusals: dict = {}     # cache folder -> what nvdisasm said when it printed no life ranges
-
-
 def counts(compiled) -> dict[tuple[str, int], Live] | None:
     """The live counts at each instruction, keyed (function, address), or None where nvdisasm gives none."""
-    text = _live_sass(compiled)
+    text = _life_ranges(compiled)[0]
     if text is None:
         return None
-    out, function = {}, ""
-    for line in text.splitlines():
-        if m := _FUNCTION.match(line.strip()):
-            function = m.group(1)
-        if m := _ROW.match(line):
+    lines = text.splitlines()
+    out = {}
+    for (function, address), line in zip(disasm.addresses(lines), lines):
+        if address is not None and (m := _ROW.match(line)):
             columns = [int(v.strip() or 0) for v in m.group(2).split("|")[:-1]]
-            out[(function, int(m.group(1), 16))] = Live(*(columns + [0, 0, 0, 0])[:4])
+            out[(function, address)] = Live(*(columns + [0, 0, 0, 0])[:4])
     return out
 
 
@@ -123,79 +116,77 @@ def by_line(compiled, sass_lines: list[str]) -> list[int | None]:
     """The general registers live at each line of a SASS listing (None for a line that is not an instruction,
     or for every line where nvdisasm gives no counts)."""
     live = counts(compiled) or {}
-    out, function = [], ""
-    for line in sass_lines:
-        if m := _FUNCTION.match(line.strip()):
-            function = m.group(1)
-        address = _ADDRESS.match(line)
-        here = live.get((function, int(address.group(1), 16))) if address else None
-        out.append(here.registers if here else None)
-    return out
+    return [live[key].registers if key in live else None for key in disasm.addresses(sass_lines)]
 
 
 def pressure(compiled) -> Pressure | None:
-    """The register profile by Python line, or None (`unavailable` says why)."""
-    live = counts(compiled)
-    if live is None:
+    """The register profile by Python line, or None (`unavailable` says why). Kept with the Compiled: the header,
+    the JSON summary, inspect and the page all ask."""
+    if "pressure" not in compiled._derived:
+        compiled._derived["pressure"] = _pressure(compiled) if compiled.target.is_nvidia else None
+    return compiled._derived["pressure"]
+
+
+def _pressure(compiled) -> Pressure | None:
+    text = _life_ranges(compiled)[0]
+    if text is None:
         return None
     file, first, last = sourcemap.kernel_lines(compiled.spec.kernel)
     source = open(file, encoding="utf-8", errors="replace").read().splitlines()
-    function, by_line, by_address, peak = "", {}, {}, (0, None)
-    for stage_line, py in sourcemap.mapped_lines("sass", disasm.sass_with_line_info(compiled), file,
-                                                 compiled.stage("ptx")):
-        if m := _FUNCTION.match(stage_line.strip()):
-            function = m.group(1)
-        address = _ADDRESS.match(stage_line)
-        here = live.get((function, int(address.group(1), 16))) if address else None
+    mapped = sourcemap.mapped_lines("sass", disasm.sass_with_line_info(compiled), file, compiled.stage("ptx"))
+    live = by_line(compiled, [line for line, _ in mapped])
+    grouped, by_address, peak = {}, {}, (0, None)
+    for (_, address), (_, py), here in zip(disasm.addresses(line for line, _ in mapped), mapped, live):
         if here is None:
             continue
-        by_address[int(address.group(1), 16)] = here.registers
-        if here.registers > peak[0]:
-            peak = (here.registers, py)
+        by_address[address] = here
+        if here > peak[0]:
+            peak = (here, py)
         if py is not None:
-            counts_here = by_line.setdefault(py, [])
-            counts_here.append(here.registers)
+            grouped.setdefault(py, []).append(here)
     lines = [LineProfile(n, source[n - 1].strip() if 0 < n <= len(source) else "", max(v), v[-1], len(v))
-             for n, v in sorted(by_line.items())]
+             for n, v in sorted(grouped.items())]
     peak_line = peak[1]
     return Pressure(compiled.resources.registers, peak[0], peak_line,
                     source[peak_line - 1].strip() if peak_line and 0 < peak_line <= len(source) else "",
                     lines, by_address, "nvdisasm --print-life-ranges" + (
                         ", on a copy whose register-count record says 254 (nvdisasm refuses 255; the code names no "
-                        "R254)" if _live_sass(compiled).startswith(PATCHED) else ""))
+                        "R254)" if text.startswith(PATCHED) else ""))
 
 
-def _live_sass(compiled) -> str | None:
-    """nvdisasm's SASS with the life-range columns, kept beside the cubin; None when it cannot print them."""
+def _life_ranges(compiled) -> tuple[str | None, str]:
+    """nvdisasm's SASS with the life-range columns, kept beside the cubin, and what nvdisasm said; the text is
+    None when it printed none. Asked once per Compiled: a refusal is not kept on disk (TRITON_NVDISASM_PATH may
+    name another nvdisasm next time), so it would otherwise run nvdisasm again."""
+    if "life_ranges" in compiled._derived:
+        return compiled._derived["life_ranges"]
     nvdisasm = tool("nvdisasm")
     # keyed on the tool too: another nvdisasm (TRITON_NVDISASM_PATH) may read what this one cannot
     cached = compiled.cache_dir() / f"{LIVE_FILE}.{hashlib.sha1(nvdisasm.encode()).hexdigest()[:8]}"
     if cached.exists():
-        return cached.read_text()
+        answer = (cached.read_text(), "")
+    else:
+        answer = _run(compiled, nvdisasm)
+        if answer[0] is not None:
+            write_atomically(cached, answer[0])
+    compiled._derived["life_ranges"] = answer
+    return answer
+
+
+def _run(compiled, nvdisasm: str) -> tuple[str | None, str]:
+    command = [nvdisasm, "-c", "-lrm", "count"]
     binary = compiled.kernel.asm["cubin"]
-    done = _life_ranges(nvdisasm, binary)
+    done = disasm.run_on_cubin(binary, command)
+    prefix = ""
     if "Invalid register count : '255'" in done.stderr and not re.search(r"\bR254\b", disasm.sass(compiled)):
         # The same code, its register-count record saying 254: nvdisasm's dataflow reads the instructions, and
         # none of them names R254, so the count it refused bounds nothing the code uses.
-        done = _life_ranges(nvdisasm, cubin.with_register_count(binary, 254))
-        done.stdout = PATCHED + "\n" + done.stdout
+        done = disasm.run_on_cubin(cubin.with_register_count(binary, 254), command)
+        prefix = PATCHED + "\n"
     if done.returncode != 0 or "GPR" not in done.stdout:
-        _refusals[compiled.cache_dir()] = done.stderr
-        return None       # not kept: TRITON_NVDISASM_PATH may name another nvdisasm next time
-    write_atomically(cached, done.stdout)
-    return done.stdout
+        return None, done.stderr
+    return prefix + done.stdout, done.stderr
 
 
 PATCHED = ("// playground: read from a copy whose EIATTR_REGCOUNT record says 254: nvdisasm refuses 255, and the code "
            "names no R254")
-
-
-def _life_ranges(nvdisasm: str, binary: bytes):
-    import os
-    import tempfile
-    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as f:
-        f.write(binary)
-    try:
-        return subprocess.run([nvdisasm, "-c", "-lrm", "count", f.name], capture_output=True, text=True)
-    finally:
-        os.unlink(f.name)

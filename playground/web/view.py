@@ -96,7 +96,7 @@ def _instruction_notes(c, stage: str, lines: list[str]) -> dict:
     language = stage_table.STAGES[stage].language
     ops, explained = [], {}
     for line in lines:
-        entry = isa.describe(language, line) if isa.opcode(language, line) else None
+        entry = isa.describe(language, line)
         ops.append(entry.key if entry else None)
         if entry:
             explained[entry.key] = f"{entry.does} ({entry.see})"
