@@ -188,6 +188,31 @@ def test_harness_notices_stale_output_and_rewrites_it(tmp_path):
     assert not regen.stale(block, regen.run(block))
 
 
+def test_times_measured_on_this_machine_never_decide_staleness():
+    """Two runs of `compile --passes` differ in every wall time and nowhere else: a lesson showing one must not
+    go stale on the other (under load in a fresh clone, they did)."""
+    one = ("13  make_ttgir  convert-triton-to-tritongpu     +97      -65          131      2.2\n"
+           "  stage      ms  what runs\n  ttir      5.5  MLIR passes    3.9 ms in its MLIR passes\n"
+           "  llir    321.9  MLIR passes, then LLVM's optimisation pipeline  256.4 ms in its MLIR passes\n"
+           "  cubin    83.5  ptxas\n  total 521.1 ms\ncompile     1 ms (cache hit)\ntime: randn 0.40 s")
+    other = ("13  make_ttgir  convert-triton-to-tritongpu     +97      -65          131     12.9\n"
+             "  stage      ms  what runs\n  ttir     14.8  MLIR passes    10.3 ms in its MLIR passes\n"
+             "  llir   1392.4  MLIR passes, then LLVM's optimisation pipeline  1321.9 ms in its MLIR passes\n"
+             "  cubin     3.5  ptxas\n  total 2521.1 ms\ncompile     210 ms (compiled)\ntime: randn 10.41 s")
+    assert regen.normalise(one) == regen.normalise(other)
+    assert regen.normalise(one) != regen.normalise(one.replace("+97", "+98"))     # what the passes did still counts
+
+
+def test_no_lesson_shows_a_time_that_is_compared():
+    """Every wall time a lesson shows from `compile --passes` is one the staleness check ignores."""
+    timed = re.compile(r"\d\.\d ms in its|^  (?:source|ttir|ttgir|llir|ptx|cubin|amdgcn|hsaco|store)\s+\d+\.\d  |total \d+\.\d ms",
+                       re.MULTILINE)
+    shown = [(block, block.committed_output()) for block in BLOCKS if "--passes" in block.code]
+    assert any(timed.search(text or "") for _, text in shown), "lesson 05 shows the stage times: this test reads them"
+    for block, text in shown:
+        assert not timed.search(regen.normalise(text or "")), f"{block.id}: measured times would be compared"
+
+
 def test_trim_filters_in_order():
     out = "head\n  12  x = 1\n  mov a\n  add b\n  13  y = 2\n  mov c\ntail\n"
     assert regen.trim(out, [("from", r"^\s+12  "), ("to", r"^\s+\d+  ")]) == "  12  x = 1\n  mov a\n  add b\n  13  y = 2"

@@ -61,12 +61,18 @@ SOLUTIONS = TUTORIALS / "solutions"
 GAP = "..."
 TIMEOUT_S = 600
 
-# Lines that differ from run to run for reasons that are not the lesson's: the compile time and
-# whether Triton's cache served it. Both sides are normalised before the staleness comparison.
+# Figures that differ from run to run for reasons that are not the lesson's: anything timed on this
+# machine (compile times, check's time, --passes' wall times) and whether Triton's cache served a
+# compile. Both sides are normalised before the staleness comparison, so no lesson test reads a clock.
 VOLATILE = [
     (re.compile(r"compile(\s+)\d+ ms \((cache hit|compiled)\)"), r"compile\1N ms (cached or not)"),
     # check's time per input class, layout and config runs, and where its time went ("3.45 s; ...", "0.30 s (")
     (re.compile(r"(?<=[a-z ;)]) \d+\.\d\d s(?=[,;)]|$| \(| of| wall)", re.M), r" N s"),
+    # compile --passes: wall times measured on this machine, per stage, per pass and in total
+    (re.compile(r"^(  (?:source|ttir|ttgir|llir|ptx|cubin|amdgcn|hsaco|store))\s+\d+\.\d(?=  )", re.M), r"\1 N"),
+    (re.compile(r"\d+\.\d ms in its MLIR passes"), "N ms in its MLIR passes"),
+    (re.compile(r"^  total \d+\.\d ms$", re.M), "  total N ms"),
+    (re.compile(r"^(\d+\s+make_\w+\s+\S+\s+\+\d+\s+-\d+\s+\d+)\s+(?:\d+\.\d|·)$", re.M), r"\1 N"),
 ]
 
 RECORDED = TUTORIALS / "recorded.json"
