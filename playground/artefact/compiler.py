@@ -25,6 +25,7 @@ from ..errors import KernelFailure, UserError
 from .binder import specialize
 from .compile_warnings import python_warning, watch_tiles
 from ..text import short_path
+from .. import removed_features
 
 
 @dataclass
@@ -125,6 +126,8 @@ def build(request, warn=None) -> Compiled:
     """
     import triton
 
+    from .. import compat
+    compat.check("triton", triton.__version__)
     spec, target, config = request.spec, request.target, request.config
     warn = warn or python_warning
     hits, times = [], []
@@ -245,6 +248,13 @@ _PTXAS_SAYS = re.compile(r"^\s*ptxas[\w-]*(?:\s+\S+, line \d+;)?\s+(?:fatal|erro
 _PTXAS_BANNER = re.compile(r"\n\n={64}\n.*?please share the reproducer above with Triton project\.\n\n?", re.DOTALL)
 
 
+def kernel_ref(spec: KernelSpec) -> str:
+    """The kernel as a command names it: a built-in's name, or FILE.py[:NAME] relative to here."""
+    from ..core import registry
+    path, colon, name = registry.ref(spec).rpartition(":")
+    return f"{short_path(path)}{colon}{name}" if colon and path else name
+
+
 def compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Exception:
     """Turn Triton's exception into one message: file:line, the offending line, Triton's words."""
     from triton.compiler.errors import CompilationError
@@ -264,14 +274,18 @@ def compile_failure(spec: KernelSpec, config: Config, error: Exception) -> Excep
     # Triton 3.6 gives some messages as the exception's repr, IncompatibleTypeErrorImpl('...'): keep the words.
     wrapped = re.fullmatch(r"\w+\((['\"])(.*)\1\)", message)
     message = wrapped.group(2) if wrapped else message
+    removed = removed_features.explain(message, kernel_ref(spec))   # a feature this Triton no longer has
     if outer is None or not hasattr(outer.node, "lineno"):
-        return KernelFailure(f"{spec.name}: Triton failed to compile it: {type(error).__name__}: {message}")
+        return KernelFailure(f"{spec.name}: {removed}" if removed else
+                             f"{spec.name}: Triton failed to compile it: {type(error).__name__}: {message}")
     from .sourcemap import kernel_lines
     _, def_line, _ = kernel_lines(spec.kernel)   # Triton numbers the error from the `def` line
     fn = spec.kernel
     line = def_line + outer.node.lineno - 1
     source_line = outer.src.splitlines()[outer.node.lineno - 1].strip() if outer.src else ""
     where = f"{short_path(fn.fn.__code__.co_filename)}:{line}"
+    if removed:
+        return KernelFailure(f"{where}: `{source_line}`: {removed}")
     if "power of 2" in message or "power of two" in message:
         meta = ", ".join(f"{k}={v}" for k, v in config.meta.items())
         return UserError(f"{where}: {message} (meta: {meta}) in `{source_line}`")

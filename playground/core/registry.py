@@ -107,7 +107,9 @@ def _need_torch(ref: str) -> None:
     """A captured launch is rebuilt with its script's imports, a plan's kernel with Inductor's helpers:
     both need torch, which the compile path otherwise never imports."""
     if importlib.util.find_spec("torch") is None:
-        raise UserError(f"{ref}: reopening what torch ran or planned needs torch: pip install torch==2.13.0")
+        raise UserError(f"{ref}: reopening what torch ran or planned needs torch: pip install torch")
+    from .. import compat
+    compat.check_torch()
 
 
 def _saved_ref(ref) -> bool:

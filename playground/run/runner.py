@@ -43,6 +43,8 @@ def require_torch(command: str) -> None:
     if importlib.util.find_spec("torch") is None:
         raise UserError(f"{command} runs kernels on PyTorch tensors, and torch is not installed: "
                         f"pip install -e '.[torch]' (or keep the torch your project pins)")
+    from .. import compat
+    compat.check_torch()
 
 
 def case_bytes(spec: KernelSpec, shape: dict, layout: dict, dtype: str) -> int:
@@ -263,8 +265,12 @@ def crash_message(error: BaseException, spec: KernelSpec, config=None) -> str:
     inner = error
     while inner.__cause__ is not None:
         inner = inner.__cause__
+    # a feature this Triton removed (the interpreter raises it as it runs the line): which Triton last had it
+    from .. import removed_features
+    from ..artefact.compiler import kernel_ref
+    said = removed_features.explain(str(inner), kernel_ref(spec)) or inner
     for e in (inner, error):   # the innermost error's frames first, the outer ones as a fallback
         for frame in reversed(traceback.extract_tb(e.__traceback__)):
             if is_user_file(frame.filename):
-                return f"{short_path(frame.filename)}:{frame.lineno}: {type(inner).__name__}: {inner}"
-    return f"{type(inner).__name__}: {inner}"
+                return f"{short_path(frame.filename)}:{frame.lineno}: {type(inner).__name__}: {said}"
+    return f"{type(inner).__name__}: {said}"

@@ -39,6 +39,8 @@ def run_script(script: str, args: list[str], target: str | None, execute: bool =
     (native.py: measured); returns once the script has ended. With `module`, `script` is a module's name, run
     as `python -m` runs it (`pytest`: a project's own tests, each launch attributed to the test it ran in). With
     `ops`, the trace lists every ATen op the script ran on GPU tensors (dispatch.py)."""
+    from .. import compat
+    compat.check_torch()
     path = Path(script)
     if module:
         if not _importable(script):

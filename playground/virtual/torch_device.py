@@ -35,6 +35,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from .. import compat
 from .gpu import VirtualGPU
 
 CPU = torch.device("cpu")
@@ -335,8 +336,8 @@ def _autograd_on_gpu(device_mode: DeviceMode) -> None:
     from torch.autograd import function
     if getattr(function.Function.apply, "on_gpu", False):
         return
-    apply, save = function.Function.apply.__func__, function.FunctionCtx.save_for_backward
-    unpack = torch._C._FunctionBase.saved_tensors
+    apply, save = compat.function_apply(function.Function), function.FunctionCtx.save_for_backward
+    unpack = compat.saved_tensors_property()
 
     def forward_apply(cls, *args, **kwargs):
         outputs = apply(cls, *args, **kwargs)
@@ -374,7 +375,7 @@ def _answer_in_backward(cls, device_mode: DeviceMode) -> None:
         if not getattr(ctx, _GPU_FORWARD, False):
             return original(ctx, *grads)
         _mark([g for g in grads if isinstance(g, torch.Tensor)])
-        active = device_mode in torch.overrides._get_current_function_mode_stack()
+        active = device_mode in compat.function_mode_stack()
         with contextlib.nullcontext() if active else device_mode:
             result = original(ctx, *grads)
         _mark(result)
@@ -400,7 +401,7 @@ class CudaKernels(TorchDispatchMode):
         if not isinstance(func, torch._ops.OpOverload) or func.name() not in self.ops or not _any_on_gpu(args, kwargs):
             return func(*args, **kwargs)
         with self.device_mode, self:
-            result = func.redispatch(torch._C.DispatchKeySet(torch._C.DispatchKey.CUDA), *args, **kwargs)
+            result = compat.redispatch_to_cuda(func, *args, **kwargs)
         _mark(result)
         return result
 
