@@ -316,9 +316,12 @@ def test_a_rocm_target_plans_with_hipblas_and_wavefront_64_and_differs_from_sm_9
 
 
 def _torch_fuse_reads() -> bool:
-    from playground.inductor.plan import SUPPORTED_TORCH
-    from playground.versions import torch_build
-    return any((torch_build().get("torch") or "").startswith(v) for v in SUPPORTED_TORCH)
+    from playground import compat
+    try:
+        compat.check("torch")
+    except compat.UnsupportedVersion:
+        return False
+    return True
 
 
 @pytest.mark.gpu

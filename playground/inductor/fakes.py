@@ -47,9 +47,16 @@ def install(target_name: str):
         "_maybe_exchange_device": lambda device: 0, "synchronize": lambda *a, **k: None,
         "get_rng_state": lambda device="cuda": torch.get_rng_state(),
         "set_rng_state": lambda state, device="cuda": None,
+        # a CUDA build asks its runtime (torch 2.14's Dynamo, transforming a frame): no stream is captured here
+        "is_current_stream_capturing": lambda: False,
     }
     for name, value in patches.items():
         setattr(torch.cuda, name, value)
+    torch.cuda.graphs.is_current_stream_capturing = patches["is_current_stream_capturing"]
+    # torch.accelerator asks the CUDA runtime of a CUDA build directly (torch 2.14's Dynamo takes its current
+    # stream); answering as a CPU build does, which has no accelerator, keeps it from the runtime
+    if hasattr(torch, "accelerator"):
+        torch.accelerator.is_available = lambda: False
     cuda = device_interface.get_interface_for_device("cuda")
     capability = gpu.capability[0] * 10 + gpu.capability[1]
     for name, value in {"is_available": lambda: True, "device_count": lambda: 1, "current_device": lambda: 0,

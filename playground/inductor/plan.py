@@ -33,9 +33,6 @@ KERNEL_DEF = re.compile(r"^(\w+) = async_compile\.triton\('(\w+)', '''(.*?)''', 
                          re.MULTILINE | re.DOTALL)
 _ATEN = re.compile(r"Original ATen: \[([^\]]*)\]")
 _NODES = re.compile(r"Source Nodes: \[([^\]]*)\]")
-# The torch releases whose Inductor this package reads (its wrapper's text, its device interface, its
-# CachingAutotuner and interpret path): what tests/test_fuse.py runs on, as scripts/test.sh pins it.
-SUPPORTED_TORCH = ("2.13",)
 _ALLOC = re.compile(r"(\w+) = empty_strided_\w+\(\(([^)]*)\), \(([^)]*)\), torch\.(\w+)\)")
 
 
@@ -110,16 +107,10 @@ def parse_shapes(items) -> dict[str, list[int]]:
 
 
 def check_torch(version: str | None = None) -> str:
-    """The installed torch's version, if this package can read its Inductor; otherwise one clear line."""
-    from .. import versions
-    version = version or versions.torch_build().get("torch")
-    if not version:
-        raise UserError("fuse needs torch: pip install torch==2.13.0 (its CPU build is enough)")
-    release = ".".join(version.split("+")[0].split(".")[:2])
-    if release not in SUPPORTED_TORCH:
-        raise UserError(f"fuse reads Inductor as torch {', '.join(SUPPORTED_TORCH)} writes it, and this is torch "
-                        f"{version}: pip install torch==2.13.0")
-    return version
+    """The installed torch's version, if this package can read its Inductor (its wrapper's text, its device
+    interface, its CachingAutotuner and interpret path); otherwise one clear line (compat.SUPPORTED)."""
+    from .. import compat
+    return compat.check("torch", version)
 
 
 def real_device_for(target: str | None) -> bool:
