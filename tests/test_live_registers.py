@@ -30,7 +30,10 @@ def _dot_line(c) -> int:
 
 @pytest.fixture(scope="module")
 def tiles():
-    return {size: gemm("sm_90", *size) for size in ((128, 256), (64, 64))}
+    made = {size: gemm("sm_90", *size) for size in ((128, 256), (64, 64))}
+    if _old_elf_unreadable(made[(128, 256)]):
+        pytest.skip("this Triton's ptxas writes sm_90 in the older ELF layout (Triton 3.8): the sm_80 test covers it")
+    return made
 
 
 def test_the_accumulator_dominates_the_big_tile_and_shrinks_with_it(tiles):
@@ -54,17 +57,20 @@ def test_the_peak_is_nvdisasms_own_column(tiles):
     assert max(column) == live_registers.pressure(c).peak
 
 
-def _old_elf_unreadable() -> bool:
-    """nvdisasm 13's dataflow pass skips the ELF layout ptxas writes for sm_80-sm_89; 12.x's reads it."""
+def _old_elf_unreadable(c) -> bool:
+    """nvdisasm 13's dataflow pass skips the older ELF layout (ABI version 7: Triton 3.9's ptxas for sm_80-sm_89,
+    3.8's for sm_90 too); 12.x's reads it."""
     version = subprocess.run([tool("nvdisasm"), "--version"], capture_output=True, text=True).stdout
-    return bool(re.search(r"release 1[3-9]\.", version))
+    return bool(re.search(r"release 1[3-9]\.", version)) and live_registers.elf_abi_version(c.kernel.asm["cubin"]) < 8
 
 
 def test_sm80_says_why_or_gives_the_profile():
     c = gemm("sm_80", 128, 128)
-    if _old_elf_unreadable():
+    assert live_registers.elf_abi_version(c.kernel.asm["cubin"]) in (7, 8)
+    if _old_elf_unreadable(c):
         assert live_registers.pressure(c) is None
-        assert "sm_80's binary" in live_registers.unavailable(c) and "TRITON_NVDISASM_PATH" in live_registers.unavailable(c)
+        said = live_registers.unavailable(c)
+        assert "sm_80's binary: nvdisasm 13." in said and "(ELF ABI version 7)" in said and "TRITON_NVDISASM_PATH" in said
     else:
         p = live_registers.pressure(c)
         assert 64 <= p.peak <= p.allocated
@@ -76,6 +82,8 @@ def test_amd_says_it_is_not_available():
 
 
 def test_the_header_interleave_and_inspect_show_it():
+    if _old_elf_unreadable(gemm("sm_90", 128, 128)):
+        pytest.skip("this Triton's ptxas writes sm_90 in the older ELF layout (Triton 3.8): the sm_80 test covers it")
     runner = CliRunner()
     header = runner.invoke(main, ["compile", "gemm", "--target", "sm_90", "--expect", "registers > 0"])
     assert header.exit_code == 0, header.output
@@ -105,6 +113,9 @@ def test_a_binary_using_all_255_registers_is_read_from_a_copy_that_says_254():
     assert cubin.code_sections(copy) == cubin.code_sections(original)
     assert spilling.resources.registers == 255 and spilling.resources.spills
     assert not re.search(r"\bR254\b", disasm.sass(spilling))
+    if _old_elf_unreadable(spilling):
+        assert "(ELF ABI version 7)" in live_registers.unavailable(spilling)
+        pytest.skip("this Triton's ptxas writes sm_90 in the older ELF layout (Triton 3.8): no profile to read")
     p = live_registers.pressure(spilling)
     assert p is not None and p.from_copy and "on a copy" in p.source
     row_share = 8192 // 32                       # fp32 values of the row per thread, more than fit

@@ -6,9 +6,10 @@ the line map (`sourcemap`), it becomes a profile per Python line: the peak over 
 count at its last one. The counts are nvdisasm's, not a model; the general-register count is what the allocation
 (`registers` in the header) has to hold, so the peak is at most that.
 
-nvdisasm 13.1 (Triton 3.9's) runs no dataflow pass on the older ELF layout ptxas still writes for sm_80 to
-sm_89 ("Dataflow analysis disabled"): those binaries have no profile unless TRITON_NVDISASM_PATH names an
-nvdisasm that reads them (12.8, Triton 3.6's, does). On AMD, LLVM's assembly states only the totals
+nvdisasm 13.1 (Triton 3.8's and 3.9's) runs no dataflow pass on the older ELF layout, ELF ABI version 7 in the
+cubin's header ("Dataflow analysis disabled"): the layout Triton 3.9's ptxas writes for sm_80 to sm_89, and
+Triton 3.8's for sm_90 too. Those binaries have no profile unless TRITON_NVDISASM_PATH names an nvdisasm that
+reads them (12.8, Triton 3.6's, does); `unavailable` says which layout the binary has, read from it. On AMD, LLVM's assembly states only the totals
 (`.vgpr_count`, `; NumVgprs`), nothing per instruction: `unavailable` says so. And nvdisasm (13.1 and 12.8)
 refuses a binary that uses all 255 registers ("Invalid register count"), a spilling one as a rule. When its code
 names no R254, the count is read from a copy whose register-count record (`.nv.info` EIATTR_REGCOUNT) says 254,
@@ -91,11 +92,25 @@ def unavailable(compiled) -> str | None:
     if text is not None:
         return None
     if "Dataflow analysis disabled" in said:
-        return (f"live registers: not available for {compiled.target.name}'s binary: this nvdisasm runs no dataflow "
-                f"pass on it (nvdisasm 13.1 on sm_80-sm_89's ELF layout); TRITON_NVDISASM_PATH may name one that "
-                f"does (CUDA 12.8's, in Triton 3.6's wheel)")
+        return (f"live registers: not available for {compiled.target.name}'s binary: nvdisasm {nvdisasm_release()} "
+                f"runs no dataflow pass on the older ELF layout ptxas wrote it in (ELF ABI version "
+                f"{elf_abi_version(compiled.kernel.asm['cubin'])}); TRITON_NVDISASM_PATH may name one that does "
+                f"(CUDA 12.8's, in Triton 3.6's wheel)")
     last = next((line.strip() for line in reversed(said.splitlines()) if line.strip()), "no output")
     return f"live registers: not available: nvdisasm printed no life ranges for this binary ({last})"
+
+
+def elf_abi_version(binary: bytes) -> int:
+    """EI_ABIVERSION, byte 8 of the ELF header: 7 in the layout nvdisasm 13's dataflow pass skips, 8 in the newer."""
+    return binary[8]
+
+
+def nvdisasm_release() -> str:
+    """'13.1' for the nvdisasm in use (`--version`'s "release 13.1")."""
+    import subprocess
+    said = subprocess.run([tool("nvdisasm"), "--version"], capture_output=True, text=True).stdout
+    m = re.search(r"release ([\d.]+)", said)
+    return m.group(1) if m else "?"
 
 
 def counts(compiled) -> dict[tuple[str, int], Live] | None:
