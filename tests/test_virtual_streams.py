@@ -122,3 +122,20 @@ def test_the_host_clock_is_each_launching_threads_own_cpu_time():
     worker.join()
     assert steps[0] == steps[1] == 0.0 and 0.05 <= steps[2] < 0.5
     assert recorder._since_mark() < 0.05               # this thread did nothing meanwhile
+
+
+def test_the_raw_stream_is_the_current_virtual_streams_handle(capfd):
+    """bitsandbytes' wrappers launch on `torch._C._cuda_getCurrentRawStream(device)`: on the virtual GPU it is the
+    current stream's number (0 for the default), `.cuda_stream` the same, and ExternalStream(handle) that stream."""
+    from playground.virtual import session
+    pytest.importorskip("torch")
+    run = session.run_script(str(ROOT / "tests" / "data" / "scripts" / "raw_streams.py"), [], "sm_90",
+                             execute=True, quiet_stdout=False)
+    out = capfd.readouterr().out
+    assert run.exit_code == 0, out
+    assert "default stream raw: 0 0 None" in out          # ctypes.c_void_p(0).value is None, as on a GPU
+    assert "side stream raw matches: True" in out
+    assert "external stream is the side stream: True" in out
+    assert "doubled: True" in out
+    streams = [launch["stream"] for launch in run.launches]
+    assert streams[0] != 0 and streams[1] == 0

@@ -8,7 +8,9 @@
   active torch device Triton's driver reports is cuda:0 too, so `DEVICE.type == "cuda"`,
   `getattr(torch, DEVICE.type)` (the virtual torch.cuda) and `assert x.device == DEVICE` hold as on a GPU.
 - torch.cuda's queries answer with the target's properties (gpu.py); streams and events are the virtual
-  GPU's (each stream its own queue, gpu.py's rules), and an event's elapsed_time is modelled time. Its memory
+  GPU's (each stream its own queue, gpu.py's rules), and an event's elapsed_time is modelled time. A stream's
+  raw handle (`.cuda_stream`, `torch._C._cuda_getCurrentRawStream(device)`, which libraries such as
+  bitsandbytes take to launch on) is its number, and `torch.cuda.ExternalStream(handle)` is that stream again. Its memory
   figures (memory_allocated, memory_reserved, memory_stats, empty_cache, ...) are PyTorch's caching allocator
   modelled on the GPU tensors' storages (allocator.py): modelled too.
 - Any other public torch.cuda function fails with one line naming it (VirtualDeviceError).
@@ -273,6 +275,22 @@ class Stream:
     def __hash__(self): return hash(self.cuda_stream)
 
 
+class ExternalStream(Stream):
+    """torch.cuda.ExternalStream(ptr): a stream made elsewhere, named by its raw handle. The handle is one this
+    virtual GPU gave out (`torch._C._cuda_getCurrentRawStream`, `.cuda_stream`), so it is that stream's queue."""
+
+    def __init__(self, stream_ptr, device=None, **_):
+        self.device, self.priority, self.cuda_stream = torch.device("cuda", 0), 0, int(stream_ptr)
+
+
+def current_raw_stream(device=None) -> int:
+    """torch._C._cuda_getCurrentRawStream(device): the current stream's raw handle, as code that launches on it
+    takes it (bitsandbytes' wrappers pass it to their C functions; Inductor's wrappers `get_raw_stream(0)`).
+    torch's CUDA builds define it in C (torch/csrc/cuda/Module.cpp, torch 2.11 to 2.15), where it asks the CUDA
+    runtime; CPU builds have none. Here it is the virtual stream's number: 0 for the default stream."""
+    return _state["stream"].cuda_stream
+
+
 def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
     """Patch torch for the virtual GPU (in the child process only: session.py) and enter the device mode."""
     default_stream = Stream.default()
@@ -302,7 +320,7 @@ def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
         "synchronize": lambda device=None: None,
         "current_stream": lambda device=None: _state["stream"], "default_stream": lambda device=None: default_stream,
         "stream": stream, "set_stream": lambda s: _state.update(stream=s),
-        "Stream": Stream, "ExternalStream": Stream, "Event": Event,
+        "Stream": Stream, "ExternalStream": ExternalStream, "Event": Event,
         "ipc_collect": lambda: None,
         **allocator.functions(_state["allocator"]),   # memory_allocated, memory_stats, empty_cache, ...: modelled
         # torch.manual_seed seeds the CPU generator the tensors use, then calls these: nothing more to seed
@@ -317,6 +335,7 @@ def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
         setattr(torch.cuda, name, _not_provided(f"torch.cuda.{name}", gpu))
     for name, value in provided.items():
         setattr(torch.cuda, name, value)
+    torch._C._cuda_getCurrentRawStream = current_raw_stream     # private, but what real packages call: see there
     mode = DeviceMode(skip_expensive)
     mode.__enter__()
     _route_registered_cuda_kernels(mode)
