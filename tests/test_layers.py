@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from playground.cli import main
+from cli import main
 from playground import commands, report
 
 pytestmark = pytest.mark.compile
