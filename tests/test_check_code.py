@@ -13,7 +13,7 @@ import pytest
 
 from playground import report as schemas
 
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
 from playground.virtual.judge import judge, problem, sandbox  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -101,6 +101,48 @@ def test_the_reference_may_be_a_file_and_one_that_cannot_run_the_baseline_fails_
     assert fired(wrong) == {"reference"} and "TypeError" in wrong.findings[0].message
 
 
+# --- inputs as real code takes them ---------------------------------------------------------------
+def test_integer_tensors_take_a_range_bools_a_density_and_values_may_be_torch_dtypes():
+    from playground.virtual.judge import arguments, cases, draws
+    parsed = arguments.parse_inputs("ids=int64[4,300] in [0,12), pos=i32[64] in (0,V], m=bool[64,128] p=0.1, "
+                                    "w=fp32[12,64], n=int64[1000], dtype=torch.float32, causal=True, dims=(1, 2), "
+                                    "how='mean', mode=sum, none=None")
+    drawn = draws.tensors(parsed, {"V": 7}, seed=0, generator="negative")
+    assert (drawn["ids"].min(), drawn["ids"].max()) == (0, 11) and drawn["ids"].dtype == torch.int64
+    assert (drawn["pos"].min(), drawn["pos"].max()) == (1, 7)                 # (0,V] at V=7: 1 to 7
+    assert 0.08 < drawn["m"].float().mean() < 0.12
+    assert (drawn["n"].min(), drawn["n"].max()) == (0, arguments.INT_DEFAULT[1] - 1)   # the default: [0, 100)
+    assert (drawn["w"] <= -1).all()                         # the class changes floating tensors alone
+    assert drawn["dtype"] is torch.float32 and drawn["causal"] is True and drawn["dims"] == (1, 2)
+    assert (drawn["how"], drawn["mode"], drawn["none"]) == ("mean", "sum", None)
+    # every case keeps the range, and at another shape a bound that is a literal dimension follows it
+    plan = cases.for_callable([arguments.parse_inputs("ids=int64[4,300] in [0,12), w=fp32[12,64]")], [], {}, 0, 1,
+                              quick=False)
+    assert [c.label for c in plan][-1] == "another shape (64 -> 47, 12 -> 8, 300 -> 224)"
+    for case in plan:
+        ids, w = dict(case.args)["ids"], dict(case.args)["w"]
+        assert 0 <= int(ids.min()) and int(ids.max()) < w.shape[0], case.label
+
+
+def test_an_index_kernel_passes_with_its_range_and_without_one_is_told_the_default():
+    ranged = check(f"{DATA}/indexing.py:embedding", "F.embedding(ids, w)", quick=False, seeds=1,
+                   inputs=["ids=int64[2,30] in [0,12), w=fp32[12,64]"])
+    assert ranged.ok, [f.message for c in ranged.cases for f in c.findings]
+    assert {"negative inputs", "large inputs", "strided tensors"} <= {c.label for c in ranged.cases}
+    plain = check(f"{DATA}/indexing.py:embedding", "F.embedding(ids, w)", seeds=1,
+                  inputs=["ids=int64[2,30], w=fp32[12,64]"])      # indices in [0,100) into 12 rows
+    assert not plain.ok and fired(plain) == {"reference"}
+    assert "IndexError" in plain.findings[0].message and "ids drawn in [0,100), the default" in \
+        plain.findings[0].message
+
+
+def test_a_dtype_given_as_torch_float16_reaches_the_call_as_that_dtype():
+    v = check(f"{DATA}/indexing.py:scaled", "(x * scale).to(dtype)", seeds=1,
+              inputs=["x=fp32[300], scale=0.5, dtype=torch.float16, causal=True"])
+    assert v.ok, [c.note or [f.message for f in c.findings] for c in v.cases]     # scaled raises on anything else
+    assert all(c.outputs[0].dtype == "fp16" for c in v.cases)
+
+
 # --- containment ----------------------------------------------------------------------------------
 @pytest.mark.skipif(sandbox.shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 def test_escapes_through_libc_are_stopped_by_the_kernel_enforced_layers(monkeypatch):
@@ -157,6 +199,13 @@ def test_bad_input_is_one_line_and_exit_2():
     assert r.returncode == 2 and "unknown dtype 'fp99'" in r.stderr and len(r.stderr.strip().splitlines()) == 1
     r = cli("check", f"{DATA}/rms.py:rms_norm", "--inputs", "x=fp32[4]")
     assert r.returncode == 2 and "--ref" in r.stderr
+    for given, said in (("ids=int64[4] in [0,12", "after the dimensions: write `in [LOW,HIGH)`"),
+                        ("x=fp32[4] in [0,12)", "a range is for integer tensors; x is fp32"),
+                        ("m=bool[4] p=1.5", "the probability of True is a number from 0 to 1"),
+                        ("ids=int8[4] in [0,300)", "does not fit i8"),
+                        ("d=torch.nn.Linear", "only dtypes are values")):
+        r = cli("check", f"{DATA}/rms.py:rms_norm", "--ref", "x", "--inputs", given)
+        assert r.returncode == 2 and said in r.stderr and len(r.stderr.strip().splitlines()) == 1, (given, r.stderr)
 
 
 def test_the_cli_prints_the_verdict_and_exits_1_on_a_failure():

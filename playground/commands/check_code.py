@@ -12,7 +12,11 @@ options = stack(
                   help="Check real code: the PyTorch reference, an expression over the input names (torch, F and "
                        "`model` in scope), a function, module or autograd.Function, or a KernelBench problem file."),
     click.option("--inputs", "inputs", multiple=True, metavar='"x=fp16[M,781], eps=1e-6"',
-                  help="With --ref: the call's arguments in order, tensors as DTYPE[DIMS]; repeat for more sets."),
+                  help="With --ref: the call's arguments in order; repeat for more sets. Tensors as DTYPE[DIMS]: "
+                       "floats N(0, 1); integers in [0,100) (never negative) or a range, `ids=int64[2,300] in "
+                       "[0,12)` (or closed, `[0,11]`; a bound may be a --shape name); bools True with p=0.5, or "
+                       "`mask=bool[64,128] p=0.1`. Values: Python literals (0.5, True, None, (1, 2), 'mean'), "
+                       "torch dtypes (dtype=torch.float32), a --shape name."),
     click.option("--init", default=None, metavar='"hidden_size=781, eps=1e-6"',
                   help="With --ref: the keywords an nn.Module class is built with."),
     click.option("--set", "sets", multiple=True, metavar="NAME=N,...",
@@ -46,7 +50,8 @@ def run(ctx, subjects, ref, inputs, shape, init, sets, target, seed, seeds, quic
     """`check ... --ref`: real code against PyTorch (virtual/judge)."""
     import os
 
-    from .. import report
+    from .. import compat, report
+    compat.check_torch()
     from ..core import params, targets
     from ..errors import UserError
     from ..virtual.judge import judge, text

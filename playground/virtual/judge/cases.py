@@ -5,14 +5,15 @@ changes one thing, and is named for the guard it stands for, so a subject right 
 case is told which assumption it made:
 - seeds: the same inputs drawn again under other seeds (a cached, replayed or hard-coded answer fails);
 - shapes: another size (smaller and odd; problem.other_sizes), under a seed of its own;
-- values: the input classes `check` has (x100, all negative, equal rows) and spiky inputs (run/inputs.py);
+- values: the input classes `check` has (x100, all negative, equal rows) and spiky inputs (run/inputs.py), for
+  floating tensors: integer and bool tensors keep their range and density in every case (draws.tensors);
 - layouts: for a callable given --inputs, every tensor of two or more dimensions a strided view into a wider
   allocation (run only where the subject accepts it: a subject that refuses strided inputs is told so, not failed).
 --quick keeps two seeds, the spiky class and the other shape: one case for each guard but layouts.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import draws, problem as problems
 from .arguments import Inputs, TensorArg
@@ -111,12 +112,10 @@ def _init_at(init: dict, sizes: dict, literals: dict) -> dict:
     """--init at these sizes: a value naming a --shape size takes it; a literal size is renamed as the inputs'."""
     out = {}
     for k, v in init.items():
-        if isinstance(v, str) and v in sizes:
-            out[k] = sizes[v]
-        elif isinstance(v, int) and not isinstance(v, bool):
+        if isinstance(v, int) and not isinstance(v, bool):
             out[k] = literals.get(v, v)
         else:
-            out[k] = v
+            out[k] = draws.value(v, sizes)       # a size by name, torch's dtype
     return out
 
 
@@ -131,6 +130,15 @@ def _other_shape(inputs: Inputs, sizes: dict):
     if not changed:
         return None
     renames = {int(k): v for k, v in changed.items()}
-    args = tuple(TensorArg(a.name, a.dtype, tuple(renames.get(d, d) for d in a.dims)) if isinstance(a, TensorArg)
-                 else a for a in inputs.args)
+    args = tuple(_renamed(a, renames) if isinstance(a, TensorArg) else a for a in inputs.args)
     return Inputs(inputs.text, args), dict(sizes), renames
+
+
+def _renamed(arg: TensorArg, renames: dict) -> TensorArg:
+    """`arg` at the other shape: its literal dimensions renamed, and the high bound of its range with them where
+    it is one of them (`ids=int64[4] in [0,12), w=fp32[12,64]`: indices into w's rows stay in range when 12 becomes
+    8, as --ref's literals are renamed alike). A bound that is no dimension is kept: the range still holds."""
+    high = arg.high
+    if isinstance(high, int) and high in renames and renames[high] > (arg.low if isinstance(arg.low, int) else 0):
+        high = renames[high]
+    return replace(arg, dims=tuple(renames.get(d, d) for d in arg.dims), high=high)

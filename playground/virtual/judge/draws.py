@@ -6,11 +6,17 @@ from __future__ import annotations
 import zlib
 
 from ...run import inputs as generators
-from .arguments import Inputs, TensorArg
+from .arguments import BOOL_DEFAULT, Inputs, TensorArg, TorchDType
 
 
 def tensors(inputs: Inputs, sizes: dict, seed: int, generator: str = "randn") -> dict:
-    """The arguments of one `--inputs` set at `sizes`: tensors drawn by `generator`, values as given."""
+    """The arguments of one `--inputs` set at `sizes`: tensors drawn, values as given (made torch's: a dtype).
+
+    Floating tensors are drawn by `generator` (the case's input class). Integer and bool tensors are drawn from
+    their range and density (arguments.py: given, or INT_DEFAULT and BOOL_DEFAULT) in every case, whatever its
+    class: they are indices, offsets, labels and masks, whose meaning a class would break (x100 or all-negative
+    indices are out of bounds, not a harder input), and a range is a promise about the code's inputs that every
+    case keeps."""
     import torch
 
     from ...core.dtypes import torch_dtype
@@ -19,10 +25,25 @@ def tensors(inputs: Inputs, sizes: dict, seed: int, generator: str = "randn") ->
     for arg in inputs.args:
         if isinstance(arg, TensorArg):
             tdtype = torch_dtype(arg.dtype)
-            out[arg.name] = generators.draw(generator, arg.shape(sizes), tdtype, gen).to(tdtype)
+            dims = arg.shape(sizes)
+            if tdtype == torch.bool:
+                out[arg.name] = torch.rand(dims, generator=gen) < (BOOL_DEFAULT if arg.p is None else arg.p)
+            elif not tdtype.is_floating_point:
+                low, high = arg.bounds(sizes)
+                out[arg.name] = torch.randint(low, high, dims, generator=gen).to(tdtype)
+            else:
+                out[arg.name] = generators.draw(generator, dims, tdtype, gen).to(tdtype)
         else:
-            out[arg.name] = sizes.get(arg.value, arg.value) if isinstance(arg.value, str) else arg.value
+            out[arg.name] = value(arg.value, sizes)
     return out
+
+
+def value(given, sizes: dict):
+    """A value as the call gets it: a TorchDType as torch's dtype, a name as the --shape size it names."""
+    if isinstance(given, TorchDType):
+        from ...core.dtypes import torch_dtype
+        return torch_dtype(given.name)
+    return sizes.get(given, given) if isinstance(given, str) else given
 
 
 def reclassed(values: list, seed: int, generator: str) -> list:

@@ -254,7 +254,8 @@ def _judge(verdict: Verdict, shared: Plan, answer: dict | None, results: Path, c
     verdict.findings += _replayed(shared.cases, answers, expected_by_id)
     baseline = verdict.cases[0] if verdict.cases else None
     if baseline is not None and baseline.status == "skip":
-        verdict.findings.append(guards.Finding("reference", f"the baseline case could not be judged: {baseline.note}"))
+        verdict.findings.append(guards.Finding("reference", f"the baseline case could not be judged: {baseline.note}"
+                                                            + _unranged(request, baseline.note)))
     verdict.findings += [f for f in guards.launch_findings(all_launches, request.require_triton) if f.guard == "work"]
     verdict.launches = len(all_launches)
     verdict.completed = sum(1 for r in all_launches if r.get("executed") and not r.get("error"))
@@ -263,6 +264,20 @@ def _judge(verdict: Verdict, shared: Plan, answer: dict | None, results: Path, c
     verdict.trace = trace
     verdict.variants = [_variant(var, trace.get("launches", [])) for var in trace.get("variants", [])]
     verdict.sizes = [{"label": c.label, "sizes": c.sizes} for c in shared.cases if c.sizes]
+
+
+def _unranged(request: Request, note: str | None) -> str:
+    """A hint where the reference fails on an index and an integer input was drawn without a range: the default
+    range (arguments.INT_DEFAULT) is no index's range."""
+    if "index" not in (note or "").lower() or request.kernelbench:
+        return ""
+    plain = [a.name for text in request.inputs for a in arguments.parse_inputs(text).args
+             if isinstance(a, arguments.TensorArg) and arguments.is_integer(a.dtype) and a.low is None]
+    if not plain:
+        return ""
+    low, high = arguments.INT_DEFAULT
+    return (f" ({', '.join(dict.fromkeys(plain))} drawn in [{low},{high}), the default: give an index its range, "
+            f"`{plain[0]}=DTYPE[DIMS] in [0,N)`)")
 
 
 def _variant(var: dict, launches: list) -> dict:
