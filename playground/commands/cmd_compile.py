@@ -4,15 +4,16 @@ from __future__ import annotations
 import click
 
 from ..core import stages as stage_table
-from . import configs, options
+from . import configs, options, other_triton
 from .common import compiled, request_of
 
 _stage_help = f"{stage_table.listing()}; all; several with commas. Default: the target's assembly (ptx, amdgcn)."
 
 
-@click.command("compile")
+@click.command("compile", cls=other_triton.Command)
 @click.argument("kernel")
 @options.kernel
+@other_triton.option()
 @click.option("--show", default=None, metavar="STAGE", help=_stage_help)
 @click.option("--interleave", is_flag=True, help="Each Python line, then the stage lines generated from it.")
 @click.option("--control", is_flag=True, help="With --show sass: each instruction's control codes (stall cycles, "
@@ -42,9 +43,9 @@ _stage_help = f"{stage_table.listing()}; all; several with commas. Default: the 
               help="With --find: exit 1 unless pass NAME (its name or class) is the one that introduced it.")
 @click.option("--html", "html_file", default=None, metavar="FILE",
               help="Write one self-contained HTML page: the source and stages, lines linked by colour.")
-def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show, interleave, control, out_dir,
-            force, as_json, no_header, no_color, expect, config_index, list_passes, by_time, show_pass, find_pattern,
-            expect_pass, html_file):
+def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, triton, show, interleave, control,
+            out_dir, force, as_json, no_header, no_color, expect, config_index, list_passes, by_time, show_pass,
+            find_pattern, expect_pass, html_file):
     """Compile KERNEL (a name from `playground list`, or path.py[:name]) and print a stage.
 
     \b
@@ -57,7 +58,10 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     playground compile gemm --target sm_90 --passes --find ttng.warp_group_dot
     playground compile gemm --target sm_90 --passes --by-time
     playground compile gemm --target sm_90 --html gemm.html
+    playground compile ./examples/block_pointers.py --target sm_90 --triton 3.8
     """
+    if triton:
+        other_triton.run_elsewhere(triton)      # unless it is the installed Triton: its output is this command's
     from ..errors import KernelFailure, UserError
     from ..report import render
     if (show_pass or find_pattern or by_time) and not list_passes:

@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import click
 
-from . import options
+from . import options, other_triton
 from .common import load_and_compile
 
 
-@click.command("inspect")
+@click.command("inspect", cls=other_triton.Command)
 @click.argument("kernel", required=False)
 @options.kernel
+@other_triton.option()
 @click.option("--params", "show_params", is_flag=True,
               help="The launch's parameter block as the driver receives it: grid, block, shared memory, stream, and "
                    "each parameter's offset and size, read from the binary.")
@@ -18,7 +19,7 @@ from .common import load_and_compile
                    "amdgcn opcode (HGMMA.64x128x16.F32, cp.async.bulk.tensor, v_mfma_f32_32x32x8_f16). No KERNEL "
                    "needed.")
 @options.as_json
-def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, show_params, explain, as_json):
+def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, triton, show_params, explain, as_json):
     """A static read of KERNEL's generated code: instruction mix, vector widths, spills, pipelining.
 
     \b
@@ -27,7 +28,10 @@ def command(kernel, target, meta, num_warps, num_stages, shape, dtype, timeout, 
     playground inspect gemm --target sm_90 --num-stages 1     # the K loop is no longer pipelined
     playground inspect vector_add --target sm_90 --params     # what cuLaunchKernelEx receives
     playground inspect --explain LDGSTS.E.BYPASS.LTC128B.128
+    playground inspect gemm --target sm_90 --triton 3.8       # as Triton 3.8 compiles it
     """
+    if triton:
+        other_triton.run_elsewhere(triton)      # unless it is the installed Triton: its output is this command's
     from .. import report
     from ..artefact import text as artefact_text
     from ..errors import UserError

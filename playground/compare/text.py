@@ -3,9 +3,9 @@ then the stage diff (coloured when `color`); `show` writes one figure as the tab
 from __future__ import annotations
 
 from ..report.render import highlight
-from ..text import paint, table
+from ..text import microseconds, paint, table
 from ..units import kib, pct
-from .diff import Comparison, Side
+from .diff import MODELLED_TIME, Comparison, Side
 
 _BYTES = ("shared memory", "spill stores", "spill loads")
 
@@ -19,12 +19,17 @@ def show(name: str, value) -> str:
         return kib(value)
     if name == "occupancy":
         return pct(value)
+    if name == MODELLED_TIME:
+        return microseconds(value)
     return str(value)
 
 
 def delta_line(cmp: Comparison) -> str:
     # Figures one side does not have (AMD's VGPRs beside an NVIDIA target) are in the table, not here.
     figs = [(n, a, b) for n, a, b in cmp.deltas if not n.endswith(" lines") and None not in (a, b)]
+    failed = [s for s in (cmp.a, cmp.b) if s.error]
+    if failed:     # one line each: the side, and why
+        return "\n         ".join(f"{s.label} does not compile: {s.error}" for s in failed)
     if not figs:
         return "no differences in resource usage or instruction mix"
     return ", ".join(f"{n} {show(n, a)} → {show(n, b)}" for n, a, b in figs)
@@ -40,12 +45,16 @@ def lines(cmp: Comparison, color: bool = False) -> list[str]:
     rows = []
     for n in names:
         va, vb = a.figures.get(n), b.figures.get(n)
-        rows.append([n, show(n, va), show(n, vb), "*" if va != vb else ""])
+        rows.append([n, show(n, va), show(n, vb), "*" if va != vb and not (a.error or b.error) else ""])
     out += table(["", "a", "b", ""], rows, "lrr")
     if "instructions" in names:
-        code = "/".join(dict.fromkeys("SASS" if s.compiled.target.is_nvidia else "amdgcn" for s in (a, b)))
+        code = "/".join(dict.fromkeys(s.code for s in (a, b) if not s.error))
         out.append(f"instructions and the rows after it: static counts in the {code}; * marks a difference")
+    if MODELLED_TIME in names:
+        out.append(f"{MODELLED_TIME}: the performance model's, on the target's GPU at the compiled shape; not measured")
     out.append("")
+    if a.error or b.error:
+        return out
     out.append(f"{paint(cmp.stage + ' diff', 'bold', color)}, normalised: {cmp.normalisation}"
                + (" (--raw for the exact text)" if cmp.normalised else ""))
     if cmp.identical:
@@ -60,7 +69,4 @@ def lines(cmp: Comparison, color: bool = False) -> list[str]:
 
 
 def _where(side: Side) -> str:
-    c = side.compiled
-    cfg = c.config
-    meta = ",".join(f"{k}={v}" for k, v in cfg.meta.items())
-    return f"{c.spec.name} on {c.target.label}, num_warps={cfg.num_warps}, num_stages={cfg.num_stages}, {meta}"
+    return side.where + (f", triton {side.triton}" if side.triton and side.triton not in side.label else "")
