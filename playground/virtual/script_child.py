@@ -73,6 +73,35 @@ def print_user_traceback(e: BaseException, script: str) -> None:
     print("Traceback (most recent call last, the script's frames):", file=sys.stderr)
     print("".join(traceback.format_list(user or frames[-1:])), end="", file=sys.stderr)
     print("".join(traceback.format_exception_only(type(e), e)), end="", file=sys.stderr)
+    removed = removed_feature(e)
+    if removed:
+        print(f"playground: {removed}", file=sys.stderr)
+
+
+def removed_feature(e: BaseException) -> str | None:
+    """A kernel that failed on a feature this Triton removed (removed_features.py): which Triton last had it, and
+    the command that compiles the kernel there; the kernel is the one Triton's launch frame (its `self`) held."""
+    from .. import removed_features
+    from ..text import short_path
+    chain, inner = [], e
+    while inner is not None and len(chain) < 8:
+        chain.append(str(inner))
+        inner = inner.__cause__ or inner.__context__
+    message = "\n".join(chain)
+    if removed_features.find(message) is None:
+        return None
+    where, tb = None, e.__traceback__
+    while tb is not None:
+        kernel = tb.tb_frame.f_locals.get("self")
+        fn = getattr(kernel, "fn", None)
+        if hasattr(fn, "__code__"):
+            # the KernelSpec its file gives it, if any; a bare kernel is compiled with the arguments a launch passes
+            specs = [v.name for v in vars(sys.modules.get(fn.__module__, sys)).values()
+                     if getattr(v, "kernel", None) is kernel and isinstance(getattr(v, "name", None), str)]
+            where = (f"{short_path(fn.__code__.co_filename)}:{specs[0]}" if specs
+                     else f"{short_path(fn.__code__.co_filename)}:{fn.__name__} --args '...'")
+        tb = tb.tb_next
+    return removed_features.explain(message, where)
 
 
 if __name__ == "__main__":
