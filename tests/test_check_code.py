@@ -101,7 +101,7 @@ def test_the_reference_may_be_a_file_and_one_that_cannot_run_the_baseline_fails_
     assert fired(wrong) == {"reference"} and "TypeError" in wrong.findings[0].message
 
 
-# --- inputs as real code takes them ---------------------------------------------------------------
+# --- inputs as real code takes them, and what happened when the interpreter could not run a kernel -----
 def test_integer_tensors_take_a_range_bools_a_density_and_values_may_be_torch_dtypes():
     from playground.virtual.judge import arguments, cases, draws
     parsed = arguments.parse_inputs("ids=int64[4,300] in [0,12), pos=i32[64] in (0,V], m=bool[64,128] p=0.1, "
@@ -141,6 +141,21 @@ def test_a_dtype_given_as_torch_float16_reaches_the_call_as_that_dtype():
               inputs=["x=fp32[300], scale=0.5, dtype=torch.float16, causal=True"])
     assert v.ok, [c.note or [f.message for f in c.findings] for c in v.cases]     # scaled raises on anything else
     assert all(c.outputs[0].dtype == "fp16" for c in v.cases)
+
+
+def test_a_kernel_the_interpreter_cannot_run_is_said_first_in_its_words_and_no_guard_is_blamed():
+    from playground.virtual.judge import text
+    v = check(f"{DATA}/indexing.py:asm_copy", "x", seeds=1, inputs=["x=fp32[64]"])
+    lines = text.lines(v)
+    assert lines[2].startswith("  interpreter: _asm_copy_kernel: the interpreter cannot run this kernel: "
+                               "NotImplementedError: inline_asm not supported in interpreter mode")
+    assert "in 3 of 3 cases" in lines[2]
+    assert all(c.status == "error" and c.guards == ["interpreter"] for c in v.cases)
+    said = "\n".join(lines)
+    assert not any(guard in said for guard in ("tolerance", "scale", "memory", "nonfinite"))
+    assert lines[-1] == "FAIL: 0 of 3 cases pass; not judged: a launch could not run in Triton's interpreter"
+    jsonschema.validate(json.loads(json.dumps(v.as_dict(), default=str)), schemas.schema("check"))
+    assert v.exit_code == 1
 
 
 # --- containment ----------------------------------------------------------------------------------

@@ -220,17 +220,31 @@ def _same(now, before) -> bool:
     return now.shape == before.shape and now.dtype == before.dtype and bool((_bits(now) == _bits(before)).all())
 
 
+def unrun(launches: list[dict]) -> list[Finding]:
+    """The `interpreter` finding of a case: a launch that Triton's interpreter could not run (capture.py records
+    its error, the exception's first line, and leaves its outputs unwritten). It is not a guard: the case's outputs
+    hold what the kernel never wrote, so no comparison of values (VALUE_GUARDS) says anything about the code, and
+    the case is not judged on them."""
+    failed = [r for r in launches if r.get("error")]
+    if not failed:
+        return []
+    more = len({r["error"] for r in failed}) - 1
+    return [Finding("interpreter", failed[0]["error"] + (f" (and {more} other error{'s' if more > 1 else ''})"
+                                                        if more else ""))]
+
+
+VALUE_GUARDS = ("memory", "nonfinite", "tolerance", "scale", "backward")    # what unwritten outputs set off
+
+
 def launch_findings(launches: list[dict], require_triton: bool) -> list[Finding]:
     completed = [r for r in launches if r.get("executed") and not r.get("error")]
     out = []
     for r in launches:
         for finding in r.get("findings") or []:
             out.append(Finding("sanitizer", f"{r.get('kernel')}: {finding}"))
-    if require_triton and not completed:
-        failed = [r for r in launches if r.get("error")]
-        why = (f"{len(failed)} launch(es) raised ({failed[0]['error']}) and the answer came from elsewhere" if failed
-               else "it launched no Triton kernel: PyTorch alone answered")
-        out.append(Finding("work", f"--require-triton: no Triton launch completed; {why}"))
+    if require_triton and not completed and not any(r.get("error") for r in launches):    # else: unrun's
+        out.append(Finding("work", "--require-triton: no Triton launch completed; it launched no Triton kernel: "
+                                   "PyTorch alone answered"))
     return out
 
 

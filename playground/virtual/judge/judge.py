@@ -236,6 +236,7 @@ def _judge(verdict: Verdict, shared: Plan, answer: dict | None, results: Path, c
                                               else f"the subject does not take strided tensors: {ran['error']}")
             else:
                 cv.status, cv.note = "error", ran["error"]
+                cv.findings = guards.unrun(launches)      # the error may be what an unwritten output led to
             verdict.cases.append(cv)
             continue
         if expected.error:
@@ -247,7 +248,13 @@ def _judge(verdict: Verdict, shared: Plan, answer: dict | None, results: Path, c
         others = _other_answers(case, shared.cases, expected_by_id)
         cv.findings, cv.outputs = guards.compare_case(case, ran, saved, expected, settings, baseline_scale, others)
         cv.findings += guards.launch_findings(launches, False)
-        if cv.findings:
+        unrun = guards.unrun(launches)
+        if unrun:                  # the outputs hold what the kernel left unwritten: no value says anything
+            answers.pop(case.id)
+            cv.status, cv.outputs = "error", []
+            cv.findings = unrun + [f for f in cv.findings if f.guard not in guards.VALUE_GUARDS]
+            cv.note = "not judged: its outputs were never computed"
+        elif cv.findings:
             cv.status = "fail"
         verdict.cases.append(cv)
     _attribute(verdict.cases)
@@ -257,6 +264,11 @@ def _judge(verdict: Verdict, shared: Plan, answer: dict | None, results: Path, c
         verdict.findings.append(guards.Finding("reference", f"the baseline case could not be judged: {baseline.note}"
                                                             + _unranged(request, baseline.note)))
     verdict.findings += [f for f in guards.launch_findings(all_launches, request.require_triton) if f.guard == "work"]
+    unrun = [c for c in verdict.cases if any(f.guard == "interpreter" for f in c.findings)]
+    if unrun:                      # said first: it is why the cases below fail, not any guard
+        first = next(f.message for f in unrun[0].findings if f.guard == "interpreter")
+        verdict.findings.insert(0, guards.Finding("interpreter", f"{first} (in {len(unrun)} of {len(shared.cases)} "
+                                                                 f"cases; those were not judged)"))
     verdict.launches = len(all_launches)
     verdict.completed = sum(1 for r in all_launches if r.get("executed") and not r.get("error"))
     verdict.kernels = list(dict.fromkeys(r.get("kernel") for r in all_launches if r.get("kernel")))

@@ -24,14 +24,15 @@ def lines(result, debug: bool = False) -> list[str]:
 
 def _one(v: Verdict, debug: bool) -> list[str]:
     out = [f"{v.subject} ({v.kind or 'not loaded'}) against {v.reference}", f"  on {v.mode}" if v.mode else ""]
-    for f in v.findings:
+    for f in v.findings:         # the interpreter's failure, when there is one, comes first (judge._judge)
         out.append(paint(f"  {f.guard}: {f.message}", "red"))
+    said = [f.message for f in v.findings if f.guard == "interpreter"]
     for c in v.cases:
         word, colour = MARK[c.status]
         launched = _launches(c.launches)
         out.append(f"  {paint(word, colour):<6} {c.label}" + (f"  [{', '.join(c.guards)}]" if c.guards else "") +
                    (f"  {launched}" if launched else ""))
-        for f in c.findings[:6]:
+        for f in [f for f in c.findings if not any(m.startswith(f.message) for m in said)][:6]:
             out.append(f"         {f.guard}: {f.message}")
         for warning in dict.fromkeys(w for o in c.outputs for w in o.warnings):
             out.append(paint(f"         warning: {warning}", "yellow"))
@@ -57,7 +58,9 @@ def _one(v: Verdict, debug: bool) -> list[str]:
         out.append("  time: " + ", ".join(f"{k} {s:.1f} s" for k, s in v.seconds.items()))
     passed = sum(c.status == "pass" for c in v.cases)
     verdict = "PASS" if v.ok else "FAIL"
-    fired = f"; guards fired: {', '.join(v.guards)}" if v.guards else ""
+    fired = [g for g in v.guards if g != "interpreter"]
+    fired = ("; not judged: a launch could not run in Triton's interpreter" if "interpreter" in v.guards else "") + \
+        (f"; guards fired: {', '.join(fired)}" if fired else "")
     out.append(paint(f"{verdict}: {passed} of {len(v.cases)} cases pass{fired}", "green" if v.ok else "red"))
     return [line for line in out if line]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 GUARDS = ("form", "memory", "nonfinite", "tolerance", "scale", "inputs", "sanitizer", "work", "reach",
-          "containment", "seeds", "shapes", "values", "layouts", "backward", "load", "reference")
+          "containment", "seeds", "shapes", "values", "layouts", "backward", "load", "reference", "interpreter")
 
 
 @dataclass
@@ -13,7 +13,8 @@ class CaseVerdict:
     id: str
     label: str
     stands_for: str | None            # the guard this case stands for (cases.py); None: the baseline
-    status: str                       # "pass", "fail", "error" (the call raised) or "skip"
+    status: str                       # "pass", "fail", "error" (the call raised, or a launch could not run in the
+    #                                     interpreter: guards.unrun) or "skip"
     findings: list = field(default_factory=list)     # guards.Finding
     outputs: list = field(default_factory=list)      # closeness.OutputCheck
     launches: list = field(default_factory=list)     # {"kernel", "grid", "variant", "executed", ...}

@@ -1,5 +1,5 @@
 """Real code's shapes of input that plain N(0, 1) tensors do not cover (tests/test_check_code.py): indices into a
-table and a dtype given as an argument."""
+table, a dtype given as an argument, and a kernel Triton's interpreter cannot run."""
 import torch
 import triton
 import triton.language as tl
@@ -37,3 +37,17 @@ def scaled(x, scale, dtype, causal):
     _scale_kernel[(triton.cdiv(x.numel(), 256),)](x, y, x.numel(), scale, BLOCK=256)
     return y
 
+
+@triton.jit
+def _asm_copy_kernel(x_ptr, y_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n)
+    y = tl.inline_asm_elementwise("mov.b32 $0, $1;", "=r,r", [x], dtype=tl.float32, is_pure=True, pack=1)
+    tl.store(y_ptr + offs, y, mask=offs < n)
+
+
+def asm_copy(x):
+    """A copy through inline PTX: it compiles for an NVIDIA target, and the interpreter cannot run it."""
+    y = torch.empty_like(x)
+    _asm_copy_kernel[(1,)](x, y, x.numel(), BLOCK=triton.next_power_of_2(x.numel()))
+    return y
