@@ -115,6 +115,8 @@ def test_integer_tensors_take_a_range_bools_a_density_and_values_may_be_torch_dt
     assert (drawn["w"] <= -1).all()                         # the class changes floating tensors alone
     assert drawn["dtype"] is torch.float32 and drawn["causal"] is True and drawn["dims"] == (1, 2)
     assert (drawn["how"], drawn["mode"], drawn["none"]) == ("mean", "sum", None)
+    init = arguments.parse_keywords("dtype=torch.bfloat16, hidden=V, eps=1e-6", "init")   # --init takes them too
+    assert cases._init_at(init, {"V": 7}, {}) == {"dtype": torch.bfloat16, "hidden": 7, "eps": 1e-6}
     # every case keeps the range, and at another shape a bound that is a literal dimension follows it
     plan = cases.for_callable([arguments.parse_inputs("ids=int64[4,300] in [0,12), w=fp32[12,64]")], [], {}, 0, 1,
                               quick=False)
