@@ -3,6 +3,9 @@ command run again, whole, in a child whose Triton is that version's (playground/
 and exit status are the command's, so every option, --json and --out included, works as it does here."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import click
 
 from .common import debug
@@ -43,6 +46,9 @@ def run_elsewhere(version: str) -> bool:
         args.append("--debug")
     group = ctx.find_root().command
     module, attribute = group.callback.__module__, group.callback.__name__
+    if module == "__main__":       # `python -m playground.cli`, or the file run as a script: its importable name
+        main = sys.modules["__main__"]
+        module = main.__spec__.name if getattr(main, "__spec__", None) else Path(main.__file__).stem
     ctx.exit(triton_envs.rerun(version, module, attribute, [ctx.info_name, *args], say))
 
 
