@@ -31,7 +31,7 @@ import sys; sys.path.insert(0, {root!r})
 import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource, make_backend
-from kernels.gemm import gemm_kernel
+from playground.kernels.gemm import gemm_kernel
 target = GPUTarget("cuda", 90, 32)
 backend = make_backend(target)
 attrs = {{(i,): backend.parse_attr(a) for i, a in {attrs!r}.items()}}

@@ -69,7 +69,7 @@ def gemm_persistent_kernel(
 
 
 # The problem is gemm's: the same product, FLOP and byte counts, shape, and grouped tile order (kernels/gemm.py).
-from kernels.gemm import DEFAULT_SHAPE, bytes_moved, flops, operands, reference, tile_of  # noqa: E402
+from playground.kernels.gemm import DEFAULT_SHAPE, bytes_moved, flops, operands, reference, tile_of  # noqa: E402
 
 
 def num_tiles(shape, meta):

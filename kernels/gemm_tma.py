@@ -54,7 +54,7 @@ def gemm_tma_kernel(
 
 
 # The problem is gemm's: the same product, FLOP and byte counts and shape (kernels/gemm.py).
-from kernels.gemm import DEFAULT_SHAPE, bytes_moved, flops, reference  # noqa: E402
+from playground.kernels.gemm import DEFAULT_SHAPE, bytes_moved, flops, reference  # noqa: E402
 
 
 # A descriptor's strides other than the last must be multiples of 16 bytes (the TMA's rule, which

@@ -21,7 +21,7 @@ outgrow L2, the second read goes to DRAM and the kernel moves 3 bytes for every 
 import triton
 import triton.language as tl
 
-from kernels.layernorm import DEFAULT_SHAPE, EPS, bytes_moved, reference
+from playground.kernels.layernorm import DEFAULT_SHAPE, EPS, bytes_moved, reference
 from playground import KernelSpec, Tensor
 
 

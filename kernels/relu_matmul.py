@@ -56,7 +56,7 @@ def reference(a, b):
 # FLOPs: gemm's 2*M*N*K for the product; the M*N maximums are noise beside it.
 # Memory traffic fused: gemm's, read A and B, write C: (M*K + K*N + M*N) * element size.
 # Unfused, PyTorch also writes and re-reads A @ B: 2*M*N * element size more.
-from kernels.gemm import bytes_moved, flops  # noqa: E402
+from playground.kernels.gemm import bytes_moved, flops  # noqa: E402
 
 SPEC = KernelSpec(
     name="relu_matmul",

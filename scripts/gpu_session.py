@@ -446,7 +446,7 @@ def _parses(args: list[str]) -> str:
     """'' if the CLI takes these arguments (parsed by click, nothing run), else its complaint."""
     import click
 
-    from cli import main
+    from playground.cli import main
     name, rest = args[0], args[1:]
     command = main.get_command(None, name)
     if command is None:

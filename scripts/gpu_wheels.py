@@ -198,7 +198,7 @@ for module in modules:
             importlib.import_module(module)
     except Exception as e:
         failed.append(f"{module}: {type(e).__name__}: {e}")
-from cli import main
+from playground.cli import main
 for args in (["--version"], ["compile", "vector_add", "--target", "sm_90", "--show", "ptx", "--no-header"],
              ["sweep", "vector_add", "--target", "sm_90", "--shape", "N=4096", "--meta", "BLOCK_SIZE=1024,2048",
               "--jobs", "1", "--no-progress"]):

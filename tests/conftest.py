@@ -4,7 +4,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from cli import main
+from playground.cli import main
 from playground.core import registry
 from playground.artefact.request import Request
 

@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 from conftest import invoke
 
-import cli
 from playground.core.config import resolve_config
 from playground.bench import breakdown as bench_breakdown
 from playground.bench import measured, plot, throughput, timing
@@ -19,6 +18,8 @@ from playground.artefact.request import Request
 from playground.errors import UserError
 from playground.figures import roofline
 from playground import report
+
+ROOT = Path(__file__).resolve().parent.parent
 
 HAS_GPU = targets.native() is not None
 gpu = pytest.mark.gpu
@@ -495,7 +496,7 @@ def measured_in_interpreter(tmp_path_factory):
     import os
     import subprocess
     import sys
-    root = Path(cli.__file__).parent
+    root = ROOT
     tmp = tmp_path_factory.mktemp("wiring")
     wrong = tmp / "wrong_add.py"
     wrong.write_text((root / "kernels" / "vector_add.py").read_text()
@@ -717,7 +718,7 @@ def test_config_all_on_a_gpu_times_each_config_and_the_baseline_once(tmp_path):
     import os
     import subprocess
     import sys
-    root = Path(cli.__file__).parent
+    root = ROOT
     script = tmp_path / "configs.py"
     script.write_text(CONFIGS_WIRING)
     rows_path = tmp_path / "rows.csv"

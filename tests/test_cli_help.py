@@ -4,7 +4,7 @@ import json
 import pytest
 from conftest import invoke
 
-from cli import main
+from playground.cli import main
 from playground.core import devices, targets
 
 pytestmark = pytest.mark.compile

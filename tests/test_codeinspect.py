@@ -227,7 +227,7 @@ def test_lines_and_json_shape(gemm_reads):
 
 def test_inspect_explain_names_the_instruction_and_its_document():
     from click.testing import CliRunner
-    from cli import main
+    from playground.cli import main
     runner = CliRunner()
     shown = runner.invoke(main, ["inspect", "--explain", "LDGSTS.E.BYPASS.LTC128B.128"])
     assert shown.exit_code == 0, shown.output

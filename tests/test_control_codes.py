@@ -10,7 +10,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from cli import main
+from playground.cli import main
 from playground.artefact import control_codes, disasm, schedule
 from playground.artefact.request import Request
 from playground.tools import tool

@@ -1,6 +1,7 @@
 """A kernel file opens where it lies: inside a package (regular, namespace, src layout) as the package would
 import it, an installed module by its dotted name, and a missing import named in one line."""
 import sys
+import types
 import textwrap
 
 import pytest
@@ -151,21 +152,34 @@ def test_a_package_that_reaches_above_its_last_init_file_is_imported_from_the_fo
     assert spec.kernel.fn.__globals__["SCALE"].value == 6.0
 
 
-def test_a_package_name_this_process_has_imported_from_elsewhere_is_not_mixed_up(tmp_path, clean_modules):
-    """playground's own kernels/ is imported as `kernels`; a project's kernels/ package is another one."""
-    registry.load("gemm")                                      # imports playground's `kernels`
-    top = tmp_path / "repo" / "kpkg_clash"
+def test_a_package_name_this_process_has_imported_from_elsewhere_is_not_mixed_up(tmp_path, clean_modules, monkeypatch):
+    """playground's own kernels are `playground.kernels`: a project's `kernels` package is free to import as
+    itself. A second project's `kernels`, in the same process, is another package: widened to its folder's
+    name where it can be, one clear line where it cannot."""
+    registry.load("gemm")
+    assert "kernels" not in sys.modules and registry.load("gemm").source_path.endswith("kernels/gemm.py")
+    first = tmp_path / "repo" / "kernels"
+    write(first / "__init__.py")
+    write(first / "utils.py", CONSTANT.format(7.0))
+    spec = registry.load(f"{write(first / 'k.py', KERNEL.format(imports='from .utils import SCALE'))}:relu_kernel",
+                         "sm_90", ARGS)
+    assert spec.imported_as.startswith("kernels.k (package") and spec.kernel.fn.__globals__["SCALE"].value == 7.0
+    top = tmp_path / "repo2" / "kpkg_clash"                     # a second project's `kernels`, same file names
     write(top / "kernels" / "__init__.py")
-    write(top / "kernels" / "utils.py", CONSTANT.format(7.0))
+    write(top / "kernels" / "utils.py", CONSTANT.format(3.0))
     file = write(top / "kernels" / "k.py", KERNEL.format(imports="from .utils import SCALE"))
     spec = registry.load(f"{file}:relu_kernel", "sm_90", ARGS)
+    assert spec.kernel.fn.__globals__["SCALE"].value == 3.0
     assert spec.imported_as.startswith("kpkg_clash.kernels.k (namespace package")
-    assert registry.load("gemm").source_path.endswith("kernels/gemm.py")
+    other = types.ModuleType("kernels")               # another package's `kernels` (Hugging Face's), imported here
+    other.__path__ = [str(tmp_path / "site-packages" / "kernels")]
+    monkeypatch.setitem(sys.modules, "kernels", other)
     alone = tmp_path / "not-a-name" / "kernels" / "k.py"        # nothing above to widen to: one clear line
     write(tmp_path / "not-a-name" / "kernels" / "__init__.py")
     write(alone, KERNEL.format(imports="SCALE = 1"))
     with pytest.raises(UserError, match="imports as kernels.k, but the name kernels is .* in this process"):
         registry.load(f"{alone}:relu_kernel", "sm_90", ARGS)
+    assert sys.modules["kernels"] is other
 
 
 def test_an_edited_copy_of_a_package_file_imports_from_its_package(tmp_path, clean_modules):

@@ -29,7 +29,7 @@ PERMISSIVE = {"MIT", "BSD-2-Clause", "BSD-3-Clause", "Apache-2.0", "AML"}   # AM
 FOUR_COMMANDS = """
 import json, sys
 from click.testing import CliRunner
-from cli import main
+from playground.cli import main
 ref, options = sys.argv[1], json.loads(sys.argv[2])
 out = {}
 for command, extra in (("compile", ["--show", "sass"]), ("grid", ["--json"]), ("occupancy", ["--json"]),
@@ -137,7 +137,7 @@ GLUON = next(k for k in KERNELS if k["kernel"] == "cross_entropy_fwd_kernel_gluo
 GLUON_VIEWS = """
 import json, sys
 from click.testing import CliRunner
-from cli import main
+from playground.cli import main
 from playground.web.workspace import Workspace
 ref, args = sys.argv[1], sys.argv[2]
 ttir = CliRunner().invoke(main, ["compile", ref, "--args", args, "-t", "sm_90", "--show", "ttir"])

@@ -5,7 +5,7 @@ import json
 import pytest
 from conftest import invoke
 
-from cli import main
+from playground.cli import main
 from playground import report
 
 jsonschema = pytest.importorskip("jsonschema")

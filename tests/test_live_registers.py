@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from click.testing import CliRunner
 
-from cli import main
+from playground.cli import main
 from playground.artefact import live_registers
 from playground.artefact.request import Request
 from playground.tools import tool

@@ -7,7 +7,7 @@ from click.testing import CliRunner
 import pytest
 from conftest import outcome, run
 
-from cli import main
+from playground.cli import main
 from playground.artefact import passes
 from playground.errors import UserError
 

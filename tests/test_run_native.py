@@ -47,7 +47,7 @@ triton.testing.do_bench = lambda fn, **kw: [fn() for _ in range(5)] and 0.004
 recorder = native.NativeRecorder(gpu)
 native.install(recorder)
 
-from kernels.vector_add import vector_add_kernel
+from playground.kernels.vector_add import vector_add_kernel
 x, y = torch.randn(4096, device="cuda"), torch.randn(4096, device="cuda")
 out = torch.empty_like(x)
 launch = lambda n: vector_add_kernel[(triton.cdiv(n, 1024),)](x, y, out, n, BLOCK_SIZE=1024)

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import UserError
-from . import imports
+from . import gated, imports
 from .spec import KernelSpec, is_kernel, unwrap
 
-KERNELS_DIR = Path(__file__).resolve().parents[2] / "kernels"
+# The repository's kernels/, installed as playground.kernels (pyproject's package-dir): found where Python finds it
+KERNELS_DIR = Path(importlib.util.find_spec("playground.kernels").origin).parent
 
 
 @dataclass(frozen=True)
@@ -82,7 +83,7 @@ def load(ref: str, target: str | None = None, args: str | None = None) -> Kernel
         raise UserError(f"args is for a bare kernel in a file (file.py:kernel); {name} has a spec", param="args")
     if name not in kernel_names():
         raise UserError(f"unknown kernel '{name}'{_suggest(name, kernel_names())}")
-    module = importlib.import_module(f"kernels.{name}")
+    module = importlib.import_module(f"playground.kernels.{name}")
     return _finish(module.SPEC, module.__file__)
 
 
@@ -137,8 +138,14 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
     where = where or imports.placement(file)
     module_name = where.module or f"playground_user_{abs(hash(str(file.resolve())))}"
     module = sys.modules.get(module_name)
+    if module is not None and Path(getattr(module, "__file__", "") or "").resolve() != file.resolve():
+        module = None         # the same dotted name from another folder (a second project's `kernels.k`): not this file
     namespace = vars(module) if module is not None else None
-    if module is None:
+    read = "when imported here"          # how the namespace was read, for a message that finds no kernel in it
+    if module is None and gated.gates(file):      # kernels only when a GPU is present: read on a virtual one
+        namespace = _read_gated_on_virtual_gpu(path, file, target, where)
+        read = f"on a virtual {_READ_ON.get(str(file.resolve()))}" if namespace is not None else read
+    if namespace is None:
         loaded = set(sys.modules)
         try:
             module, skipped_init, where = imports.import_placed(file, where, module_name)
@@ -155,12 +162,14 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
                 raise UserError(f"{path}: cannot import: {type(e).__name__}: {e}") from e
             _forget_half_imported(where.module, loaded)
             namespace = _read_on_virtual_gpu(path, file, target, e, where.module)
+            read = f"on a virtual {_READ_ON[str(file.resolve())]}"
     specs = {k: v for k, v in namespace.items() if isinstance(v, KernelSpec)}
     by_name = {s.name: s for s in specs.values()} | specs
     if args:
         if not name or not is_kernel(namespace.get(name)):
             raise UserError(f"args needs a bare kernel: {path}:NAME, NAME a @triton.jit (or autotune / "
-                            f"heuristics) function; kernels there: {', '.join(_bare_kernels(namespace)) or 'none'}", param="args")
+                            f"heuristics) function; kernels there: "
+                            f"{', '.join(_bare_kernels(namespace)) or _none(file, namespace, read)}", param="args")
         from .bare import spec_for
         return _finish(spec_for(namespace[name], name, str(file.resolve()), args), str(file), where)
     if name:
@@ -171,11 +180,15 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
                                 f"`SPEC = KernelSpec(...)` as in kernels/vector_add.py")
             if not specs and _bare_kernels(namespace):     # a project's module: kernels, no specs
                 raise UserError(f"{path} has no kernel named '{name}'{_suggest(name, _bare_kernels(namespace))}")
+            if not specs:
+                raise UserError(f"{path} has no kernel named '{name}'; kernels there: {_none(file, namespace, read)}")
             raise UserError(f"{path} has no kernel spec named '{name}'"
                             f"{_suggest(name, sorted({s.name for s in specs.values()}))}")
         return _finish(by_name[name], str(file), where)
     if len(set(map(id, specs.values()))) == 1:
         return _finish(next(iter(specs.values())), str(file), where)
+    if not specs and not _bare_kernels(namespace):
+        raise UserError(f"{path} defines no KernelSpec and no kernel ({gated.why_none(file, namespace, read)})")
     if not specs:
         raise UserError(f"{path} defines no KernelSpec; see kernels/vector_add.py for the form")
     raise UserError(f"{path} defines several kernels; pick one: "
@@ -239,6 +252,33 @@ def _read_on_virtual_gpu(path: str, file: Path, target: str | None, error: Excep
                             f"definitions on a virtual {target}, without running its top-level demo code"))
     _READ_ON[str(file.resolve())] = target
     return namespace
+
+
+def _read_gated_on_virtual_gpu(path: str, file: Path, target: str | None, where: imports.Placement) -> dict | None:
+    """A module that defines its kernels only when a GPU is present (`if has_triton():`, core/gated.py), read on a
+    virtual GPU of `target` before anything imports it (its conditions, and those of the modules it imports, are
+    asked once and often cached: torch's has_triton is). None where no virtual GPU can stand in (no torch)."""
+    import warnings
+
+    from . import targets
+    if not _GPU_READER:
+        return None
+    label = targets.resolve(target).label
+    imports.put_on_path(where)
+    try:
+        namespace = _GPU_READER[0](file, label, where.module)
+    except ImportError:        # no torch: imported as it is, and the message says what that left out
+        return None
+    conditions = ", ".join(gate.describe() for gate in gated.gates(file))
+    warnings.warn(_one_line(f"{path} defines its kernels only when a GPU is present ({conditions}): read its "
+                            f"definitions on a virtual {label}, without running its top-level demo code"))
+    _READ_ON[str(file.resolve())] = label
+    return namespace
+
+
+def _none(file: Path, namespace: dict, read: str) -> str:
+    """'none', and why (core/gated.py): which GPU-asking condition was false, or that it defines no kernel."""
+    return f"none ({gated.why_none(file, namespace, read)})"
 
 
 def _one_line(text: str) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import time
+from pathlib import Path
 
 from ..errors import UserError
 from . import pool, rows
@@ -167,13 +168,36 @@ def _session(ray, address: str, workers: int):
             # The job's environment, not each task's: the workers Ray starts with the instance serve it.
             options = dict(num_cpus=workers, _node_ip_address="127.0.0.1", runtime_env={"env_vars": env_vars})
         else:
-            # Another machine's workers have neither package: Ray ships them (once per content).
-            import kernels
-            import playground
-            options = dict(address=address,
-                           runtime_env={"py_modules": [playground.__path__[0], kernels.__path__[0]]})
+            # Another machine's workers lack playground: Ray ships it (once per content), kernels included.
+            options = dict(address=address, runtime_env={"py_modules": [str(_playground_to_ship())]})
         with _started(ray, address, options):
             yield _width(ray, workers), None
+
+
+def _playground_to_ship() -> Path:
+    """The playground package as another machine imports it: installed, it holds its kernels/; from a checkout
+    (an editable install maps playground.kernels to the repository's kernels/), a copy of the two put together."""
+    import shutil
+    import tempfile
+
+    import playground
+    from playground.core import registry
+    package = Path(playground.__path__[0])
+    if (package / "kernels").resolve() == registry.KERNELS_DIR.resolve():
+        return package
+    from playground import versions
+    # one copy per version of the code (the fingerprint covers playground/ only, so the kernels' own content too)
+    import hashlib
+    kernels = hashlib.sha256(b"".join(f.read_bytes() for f in sorted(registry.KERNELS_DIR.glob("*.py"))))
+    key = versions.code_fingerprint()[:12] + kernels.hexdigest()[:12]
+    staged = Path(tempfile.gettempdir()) / f"playground-ray-{key}" / "playground"
+    if not staged.is_dir():
+        ignore = shutil.ignore_patterns("__pycache__")
+        building = staged.with_name(f"building-{os.getpid()}")
+        shutil.copytree(package, building, ignore=ignore)
+        shutil.copytree(registry.KERNELS_DIR, building / "kernels", ignore=ignore)
+        os.replace(building, staged)
+    return staged
 
 
 @contextlib.contextmanager

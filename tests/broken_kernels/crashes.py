@@ -2,7 +2,7 @@
 import triton
 import triton.language as tl
 
-from kernels.vector_add import reference
+from playground.kernels.vector_add import reference
 from playground import KernelSpec, Tensor, cdiv
 
 

@@ -1,6 +1,6 @@
 """relu_matmul launched with a grid that rounds down: the last, partial block of rows is never
 computed. The kernel is the real one; the bug is in the grid, a common way to get this wrong."""
-from kernels.relu_matmul import reference, relu_matmul_kernel
+from playground.kernels.relu_matmul import reference, relu_matmul_kernel
 from playground import KernelSpec, Tensor, cdiv
 
 SPEC = KernelSpec(

@@ -3,7 +3,7 @@ end of `out` is written (and one past the ends of `x` and `y` read). Only the gu
 import triton
 import triton.language as tl
 
-from kernels.vector_add import reference
+from playground.kernels.vector_add import reference
 from playground import KernelSpec, Tensor, cdiv
 
 

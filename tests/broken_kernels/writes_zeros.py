@@ -3,7 +3,7 @@ A tolerance scaled too generously would let it pass wherever |C| is small."""
 import triton
 import triton.language as tl
 
-from kernels.relu_matmul import reference
+from playground.kernels.relu_matmul import reference
 from playground import KernelSpec, Tensor, cdiv
 
 

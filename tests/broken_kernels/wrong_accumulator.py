@@ -3,7 +3,7 @@ significant bits, and the error grows with K. Fine for tiny K, wrong for real on
 import triton
 import triton.language as tl
 
-from kernels.gemm import reference
+from playground.kernels.gemm import reference
 from playground import KernelSpec, Tensor, cdiv
 
 

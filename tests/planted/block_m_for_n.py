@@ -5,7 +5,7 @@ whose tile is not square."""
 import triton
 import triton.language as tl
 
-from kernels.gemm import reference
+from playground.kernels.gemm import reference
 from playground import KernelSpec, Tensor, cdiv
 
 

@@ -3,7 +3,7 @@
 import triton
 import triton.language as tl
 
-from kernels.gemm import reference
+from playground.kernels.gemm import reference
 from playground import KernelSpec, Tensor, cdiv
 
 

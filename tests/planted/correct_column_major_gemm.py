@@ -3,7 +3,7 @@ down the rows of C first) and takes every stride, so any layout of A, B and C wo
 import triton
 import triton.language as tl
 
-from kernels.gemm import reference
+from playground.kernels.gemm import reference
 from playground import KernelSpec, Tensor, cdiv
 
 

@@ -5,7 +5,7 @@ online softmax); the second writes exp(x - max) / sum. Masked-out lanes read -in
 import triton
 import triton.language as tl
 
-from kernels.softmax import reference
+from playground.kernels.softmax import reference
 from playground import KernelSpec, Tensor
 
 

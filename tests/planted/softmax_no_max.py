@@ -5,7 +5,7 @@ overflows fp32 past x = 88.7, inf / inf is NaN, and the `large` inputs catch it.
 import triton
 import triton.language as tl
 
-from kernels.softmax import reference
+from playground.kernels.softmax import reference
 from playground import KernelSpec, Tensor
 
 

@@ -5,7 +5,7 @@ slices of one tile run at once, and one slice's store overwrites another's."""
 import triton
 import triton.language as tl
 
-from kernels.gemm import reference
+from playground.kernels.gemm import reference
 from playground import KernelSpec, Tensor, cdiv
 
 

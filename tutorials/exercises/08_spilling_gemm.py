@@ -8,6 +8,6 @@ keeping the 128 x 128 tile. Check with `playground compile ./my_gemm.py --target
 """
 import dataclasses
 
-from kernels import gemm
+from playground.kernels import gemm
 
 SPEC = dataclasses.replace(gemm.SPEC, name="gemm_2_warps", source_path="", num_warps=2)

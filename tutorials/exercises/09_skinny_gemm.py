@@ -8,7 +8,7 @@ my_gemm.py`), change the configuration below so that sm_90 issues wgmma, and che
 """
 import dataclasses
 
-from kernels import gemm
+from playground.kernels import gemm
 
 SPEC = dataclasses.replace(
     gemm.SPEC,

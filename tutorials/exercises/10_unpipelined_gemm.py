@@ -11,7 +11,7 @@ memory. Check with `playground compile ./my_gemm.py --target sm_80`.
 """
 import dataclasses
 
-from kernels import gemm
+from playground.kernels import gemm
 
 SPEC = dataclasses.replace(
     gemm.SPEC,

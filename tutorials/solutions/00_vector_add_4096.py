@@ -7,7 +7,7 @@ st.global.v4.b32 for out. The learner's copy of kernels/vector_add.py changes th
 """
 import dataclasses
 
-from kernels import vector_add
+from playground.kernels import vector_add
 
 SPEC = dataclasses.replace(
     vector_add.SPEC,

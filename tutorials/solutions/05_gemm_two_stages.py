@@ -13,7 +13,7 @@ measurement (lesson 13).
 """
 import dataclasses
 
-from kernels import gemm
+from playground.kernels import gemm
 
 SPEC = dataclasses.replace(
     gemm.SPEC,

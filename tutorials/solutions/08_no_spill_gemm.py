@@ -9,6 +9,6 @@ which needs a warp group of 4 warps (lesson 09). 8 warps is the kernel's own def
 """
 import dataclasses
 
-from kernels import gemm
+from playground.kernels import gemm
 
 SPEC = dataclasses.replace(gemm.SPEC, name="gemm_4_warps", source_path="", num_warps=4)  # was 2

@@ -12,7 +12,7 @@ tiles is not free; only a measurement says whether the latency it hides is worth
 """
 import dataclasses
 
-from kernels import relu_matmul
+from playground.kernels import relu_matmul
 
 SPEC = dataclasses.replace(
     relu_matmul.SPEC,

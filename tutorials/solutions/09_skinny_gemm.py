@@ -8,7 +8,7 @@ GPU (lesson 13), which is why autotuners try both.
 """
 import dataclasses
 
-from kernels import gemm
+from playground.kernels import gemm
 
 SPEC = dataclasses.replace(
     gemm.SPEC,

@@ -14,7 +14,7 @@ deeper pipeline compete for the same shared memory. Which is faster is for a GPU
 """
 import dataclasses
 
-from kernels import gemm
+from playground.kernels import gemm
 
 SPEC = dataclasses.replace(
     gemm.SPEC,
