@@ -13,9 +13,13 @@ import re
 
 from .errors import UserError
 
-# The oldest and newest minor release of each that the suite runs on (scripts/test.sh, its stack stage).
-# torch 2.11 pins Triton 3.6, 2.12 and 2.13 pin 3.7, 2.14 pins 3.8; 3.9 is the newest Triton, 2.15 the newest torch.
+# The oldest and newest minor release of each that playground is written for. torch 2.11 pins Triton 3.6, 2.12 and
+# 2.13 pin 3.7, 2.14 pins 3.8; 3.9 is the newest Triton. CI runs torch 2.13 (CPU) with Triton 3.9 and 3.6, and
+# torch 2.14.1 (CUDA build) with its Triton 3.8 (scripts/test.sh).
 SUPPORTED = {"torch": ((2, 11), (2, 15)), "triton": ((3, 6), (3, 9))}
+# Accepted with a warning: newer than any release the suite has run on (this project's machines install torch up
+# to 2.14.1; 2.15 was released after that and cannot be installed there).
+UNTESTED = {"torch": (2, 15)}
 
 
 class UnsupportedVersion(UserError):
@@ -47,7 +51,20 @@ def check(package: str, version: str | None = None) -> str:
     if not low <= minor(version) <= high:
         raise UnsupportedVersion(f"{package} {version} is not supported: playground works with {package} "
                                  f"{supported_range(package)} (playground/compat.py names what each release needs)")
+    if minor(version) == UNTESTED.get(package):
+        _warn_once(f"{package} {version} is newer than any release playground's tests have run on "
+                   f"(up to {package} 2.14.1): report what fails")
     return version
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.add(message)
+        import warnings
+        warnings.warn(message, stacklevel=3)
 
 
 def check_torch() -> str:

@@ -11,10 +11,16 @@ from playground import compat
 from playground.errors import UserError
 
 
-@pytest.mark.parametrize("package, version", [("torch", "2.11.0"), ("torch", "2.14.1+cu130"), ("torch", "2.15.0"),
+@pytest.mark.parametrize("package, version", [("torch", "2.11.0"), ("torch", "2.14.1+cu130"),
                                               ("triton", "3.6.0"), ("triton", "3.9.0")])
-def test_the_supported_releases_pass(package, version):
+def test_the_supported_releases_pass(package, version, recwarn):
     assert compat.check(package, version) == version
+    assert not recwarn.list
+
+
+def test_a_release_newer_than_the_tests_have_run_on_passes_with_a_warning():
+    with pytest.warns(UserWarning, match=r"^torch 2.15.0 is newer than any release playground's tests have run on"):
+        assert compat.check("torch", "2.15.0") == "2.15.0"
 
 
 @pytest.mark.parametrize("package, version, names", [
