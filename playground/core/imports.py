@@ -205,6 +205,12 @@ def _taken_elsewhere(where: Placement) -> str | None:
     return str(folders[0]) if folders else repr(module)
 
 
+def put_on_path(where: Placement) -> None:
+    """The folder `where`'s module imports from, first on sys.path (as import_placed puts it)."""
+    if where.root is not None:
+        _on_path(where.root)
+
+
 def _on_path(folder: Path) -> None:
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))

@@ -169,7 +169,7 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
         if not name or not is_kernel(namespace.get(name)):
             raise UserError(f"args needs a bare kernel: {path}:NAME, NAME a @triton.jit (or autotune / "
                             f"heuristics) function; kernels there: "
-                            f"{', '.join(_bare_kernels(namespace)) or _none(file, namespace, read)}", param="args")
+                            f"{_kernels_there(file, name, namespace, read)}", param="args")
         from .bare import spec_for
         return _finish(spec_for(namespace[name], name, str(file.resolve()), args), str(file), where)
     if name:
@@ -179,7 +179,9 @@ def _from_file(path: str, name: str, target: str | None = None, args: str | None
                                 f"(`args` 'x=fp32[1024], n=1024, BLOCK=256') or describe it with "
                                 f"`SPEC = KernelSpec(...)` as in kernels/vector_add.py")
             if not specs and _bare_kernels(namespace):     # a project's module: kernels, no specs
-                raise UserError(f"{path} has no kernel named '{name}'{_suggest(name, _bare_kernels(namespace))}")
+                missing = _missing(file, name, namespace, read)
+                raise UserError(f"{path} has no kernel named '{name}'"
+                                f"{missing or _suggest(name, _bare_kernels(namespace))}")
             if not specs:
                 raise UserError(f"{path} has no kernel named '{name}'; kernels there: {_none(file, namespace, read)}")
             raise UserError(f"{path} has no kernel spec named '{name}'"
@@ -274,6 +276,19 @@ def _read_gated_on_virtual_gpu(path: str, file: Path, target: str | None, where:
                             f"definitions on a virtual {label}, without running its top-level demo code"))
     _READ_ON[str(file.resolve())] = label
     return namespace
+
+
+def _missing(file: Path, name: str, namespace: dict, read: str) -> str:
+    """'; NAME is defined only under `if ...:`, false ...' where the file defines `name` under a condition that was
+    false (core/gated.py); '' otherwise."""
+    why = gated.why_missing(file, name, namespace, read) if name and name not in namespace else None
+    return f"; {why}" if why else ""
+
+
+def _kernels_there(file: Path, name: str, namespace: dict, read: str) -> str:
+    """The file's own kernels, and why `name` is not one of them where the file says; or 'none', and why."""
+    there = _bare_kernels(namespace)
+    return ", ".join(there) + _missing(file, name, namespace, read) if there else _none(file, namespace, read)
 
 
 def _none(file: Path, namespace: dict, read: str) -> str:

@@ -63,16 +63,45 @@ def _read_module(path: Path, module: str | None = None) -> dict:
         namespace["__package__"] = module.rpartition(".")[0]
     else:
         sys.path.insert(0, str(path.parent))
-    for node in tree.body:
+    _run_statements(tree.body, namespace, str(path))
+    _READ[key] = namespace
+    return namespace
+
+
+def _run_statements(body: list, namespace: dict, path: str) -> None:
+    """Each statement that runs when reading, on its own: one that fails is skipped. An `if` (not the demo block)
+    is decided here and its branch read statement by statement too, so that one failing line under
+    `if has_triton():` (torchao's gate around all its kernels) does not take every kernel below it along."""
+    for node in body:
         if not _runs_when_reading(node):
             continue
-        code = compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec")
+        if isinstance(node, ast.If):
+            try:
+                _ask_again(node.test, namespace, path)
+                taken = bool(eval(compile(ast.Expression(body=node.test), path, "eval"), namespace))  # noqa: S307
+            except Exception:
+                continue
+            _run_statements(node.body if taken else node.orelse, namespace, path)
+            continue
+        code = compile(ast.Module(body=[node], type_ignores=[]), path, "exec")
         try:
             exec(code, namespace)
         except Exception:
             continue
-    _READ[key] = namespace
-    return namespace
+
+
+def _ask_again(test, namespace: dict, path: str) -> None:
+    """A condition's functions that cache their answer (torch.utils._triton.has_triton is functools.cache'd, in torch
+    2.11 to 2.15) may have answered on the CPU before this virtual GPU was installed: their caches are cleared, so
+    that they ask the device again."""
+    for call in ast.walk(test):
+        if isinstance(call, ast.Call) and isinstance(call.func, (ast.Name, ast.Attribute)):
+            try:
+                function = eval(compile(ast.Expression(body=call.func), path, "eval"), namespace)  # noqa: S307
+            except Exception:
+                continue
+            if callable(getattr(function, "cache_clear", None)):
+                function.cache_clear()
 
 
 def _runs_when_reading(node) -> bool:
