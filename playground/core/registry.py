@@ -19,8 +19,25 @@ from ..errors import UserError
 from . import gated, imports
 from .spec import KernelSpec, is_kernel, unwrap
 
-# The repository's kernels/, installed as playground.kernels (pyproject's package-dir): found where Python finds it
-KERNELS_DIR = Path(importlib.util.find_spec("playground.kernels").origin).parent
+
+
+def _kernels_package() -> Path:
+    """The repository's kernels/, installed as playground.kernels (pyproject's package-dir). Run from a checkout
+    that is not installed so (`python cli.py`, or an editable install made before the mapping), the checkout's
+    kernels/ is imported under that name here, so that every process finds it the same way."""
+    spec = importlib.util.find_spec("playground.kernels")
+    if spec is not None:
+        return Path(spec.origin).parent
+    folder = Path(__file__).resolve().parents[2] / "kernels"
+    spec = importlib.util.spec_from_file_location("playground.kernels", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["playground.kernels"] = package
+    spec.loader.exec_module(package)
+    return folder
+
+
+KERNELS_DIR = _kernels_package()
 
 
 @dataclass(frozen=True)

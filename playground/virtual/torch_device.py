@@ -332,7 +332,7 @@ def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
     for name, value in vars(torch.cuda).items():
         if name.startswith("_") or name in provided or not inspect.isfunction(value):
             continue
-        setattr(torch.cuda, name, _not_provided(f"torch.cuda.{name}", gpu))
+        setattr(torch.cuda, name, _not_provided(f"torch.cuda.{name}", gpu, value))
     for name, value in provided.items():
         setattr(torch.cuda, name, value)
     torch._C._cuda_getCurrentRawStream = current_raw_stream     # private, but what real packages call: see there
@@ -468,8 +468,12 @@ class _DeviceContext:
     def __exit__(self, *exc): return False
 
 
-def _not_provided(name: str, gpu: VirtualGPU):
+def _not_provided(name: str, gpu: VirtualGPU, original):
+    """A stand-in that fails with one line, keeping the original's attributes: torch's own modules read them
+    (torch 2.14's Dynamo, imported at a first backward, lists `torch.cuda.use_mem_pool.__wrapped__`)."""
+    import functools
+
+    @functools.wraps(original)
     def fail(*args, **kwargs):
         raise VirtualDeviceError(f"{name} is not provided by the virtual {gpu.target.name}")
-    fail.__name__ = name.rsplit(".", 1)[-1]
     return fail
