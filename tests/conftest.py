@@ -76,8 +76,3 @@ def vector_add_trace(tmp_path_factory):
     assert code == 0, output
     return trace
 
-
-def pytest_configure(config):
-    # pyproject.toml's list is the place for it; registered here until it is there
-    config.addinivalue_line("markers", "side_triton: uses Triton 3.8's side environment (--triton), made once in the "
-                            "user's cache (about 250 MB to download) and reused; -m 'not side_triton' leaves them out")

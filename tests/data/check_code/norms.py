@@ -81,3 +81,9 @@ class CubeWrongBackward(Cube):
 def rms_reference(x, w, eps):
     """RMSNorm in PyTorch, as a file's function the check takes for --ref."""
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * w
+
+
+class CubeLayer(torch.nn.Module):
+    """A module whose forward is Cube's: `--backward` on a module reaches the autograd Function inside it."""
+    def forward(self, x):
+        return Cube.apply(x)
