@@ -226,3 +226,61 @@ def test_sweep_shows_the_stages_a_kernels_heuristics_built_with_not_those_asked_
     assert rows[0].split()[0] == rows[1].split()[0] == "4"
     assert rows[0].endswith("the kernel's heuristics set num_stages=4 (asked 2)")
     assert rows[1].endswith("the kernel's heuristics set num_stages=4 (asked 3)")
+
+
+# --- a sample of further packages (issue 52, point 5): one kernel of each, compiled as a new user would ----------
+SAMPLED = json.loads((THIRD_PARTY / "SAMPLED.json").read_text())
+
+# every sampled kernel in one process (on sm_90: the files read on a virtual GPU are read on that one), each result
+# apart: its exit status, the header's first line, and the warnings
+SAMPLED_COMPILES = """
+import json, sys
+from click.testing import CliRunner
+from playground.cli import main
+out = {}
+for kernel in json.loads(sys.argv[1]):
+    ref = f"{kernel['module']}:{kernel['kernel']}"
+    done = CliRunner().invoke(main, ["compile", ref, "--args", kernel["args"], "-t", "sm_90", *kernel["options"],
+                                     "--show", "ttir"])
+    out[ref] = {"exit": done.exit_code, "first": (done.stdout.splitlines() or [""])[0],
+                "warnings": [l for l in done.stderr.splitlines() if l.startswith("warning:")],
+                "error": done.stderr[-1500:] if done.exit_code else ""}
+print("SAMPLED" + json.dumps(out))
+"""
+
+
+def test_the_sample_is_ten_further_packages_each_pinned_and_permissive():
+    assert len({k["package"] for k in SAMPLED}) >= 10
+    assert not {k["package"] for k in SAMPLED} & {k["package"] for k in KERNELS}     # not covered before
+    for kernel in SAMPLED:
+        assert kernel["licence"] in PERMISSIVE, kernel
+        assert PINNED.get(kernel["package"]) == kernel["version"], kernel
+
+
+@pytest.fixture(scope="module")
+def sampled_compiles():
+    present = [k for k in SAMPLED if importlib.util.find_spec(k["module"].split(".")[0]) is not None]
+    if not present:
+        return {}
+    done = subprocess.run([sys.executable, "-c", SAMPLED_COMPILES, json.dumps(present)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=900,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])})
+    assert done.returncode == 0 and "SAMPLED" in done.stdout, done.stderr[-3000:]
+    return json.loads(done.stdout.split("SAMPLED", 1)[1])
+
+
+@pytest.mark.parametrize("kernel", SAMPLED, ids=[f"{k['package']}:{k['kernel']}" for k in SAMPLED])
+def test_a_sampled_packages_kernel_opens_by_module_name_and_compiles(kernel, sampled_compiles):
+    installed_or_skip(kernel["module"])
+    result = sampled_compiles[f"{kernel['module']}:{kernel['kernel']}"]
+    assert result["exit"] == 0, result["error"]
+    assert result["first"].startswith(f"// kernel      {kernel['kernel']} (")
+    assert f", imported as {kernel['module']} (installed module, root " in result["first"]
+    if "if _TRITON:" in kernel["opens"]:        # torchnorm: its kernels only when a GPU is present
+        assert any("defines its kernels only when a GPU is present (`if _TRITON:` (line 29)" in w
+                   for w in result["warnings"]), result["warnings"]
+    elif "asks torch for CUDA" in kernel["opens"]:      # read on the virtual GPU; or, once an earlier kernel's
+        assert all("does not import as it is (AssertionError: Torch not compiled with CUDA enabled)" in w   # read
+                   for w in result["warnings"]), result["warnings"]       # installed it, imported under it as it is
+    else:
+        assert not result["warnings"], result["warnings"]
