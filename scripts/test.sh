@@ -2,15 +2,17 @@
 # The whole test suite on a fresh machine: the README's test command, and what .ci/run calls.
 #
 # 1. .venv: the newest supported Triton with torch's CPU build, for every test.
-# 2. .venv-triton36: the oldest supported Triton (no torch), for the compile-path tests.
-# Both are created on first use and reused after; pass --fresh to rebuild them. Other arguments
+# 2. .venv-stack: torch 2.14.1's CUDA build and its Triton 3.8 (what a plain `pip install torch` gives), for the
+#    tour's smoke suite (-m stack).
+# 3. .venv-triton36: the oldest supported Triton (no torch), for the compile-path tests.
+# Each is created on first use and reused after; pass --fresh to rebuild them. Other arguments
 # go to pytest. Every stage runs even when one before it failed; each is reported, and the script
 # fails at the end if any did.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 PYTHON=${PYTHON:-python3}
-if [[ "${1:-}" == "--fresh" ]]; then rm -rf .venv .venv-triton36; shift; fi
+if [[ "${1:-}" == "--fresh" ]]; then rm -rf .venv .venv-stack .venv-triton36; shift; fi
 
 make_venv() {  # make_venv DIR PIP_ARGS...
   local dir=$1; shift
@@ -75,6 +77,11 @@ stage "install real projects' kernel packages (tests/third_party/packages.txt)" 
 # on one worker): the suite spends most of its time in compilers and child processes, and halves on two cores.
 PARALLEL=(-n auto --dist loadgroup)
 stage "triton 3.9 (newest supported): the whole suite" .venv/bin/python -m pytest "${PARALLEL[@]}" "$@"
+# The stack a user gets from a plain `pip install torch`: torch 2.14.1's CUDA build (several GB; pip's cache keeps it)
+# with the Triton 3.8 it pins, on this machine with no GPU. The tour's smoke suite runs on it (tests/test_stack.py).
+stage "install .venv-stack (torch 2.14.1, the CUDA build, and the triton it pins)" \
+  make_venv .venv-stack torch==2.14.1 -e ".[stack-tests]"
+stage "torch 2.14.1 (what pip gives): the tour's smoke suite" .venv-stack/bin/python -m pytest "${PARALLEL[@]}" -m stack "$@"
 stage "install .venv-triton36 (triton 3.6, no torch)" make_venv .venv-triton36 triton==3.6.0 -e ".[compile-tests]"
 stage "triton 3.6 (oldest supported): the compile path" .venv-triton36/bin/python -m pytest "${PARALLEL[@]}" -m "compile and not slow" "$@"
 

@@ -10,6 +10,8 @@ import pytest
 from playground import compat
 from playground.errors import UserError
 
+pytestmark = pytest.mark.stack
+
 
 @pytest.mark.parametrize("package, version", [("torch", "2.11.0"), ("torch", "2.14.1+cu130"),
                                               ("triton", "3.6.0"), ("triton", "3.9.0")])
