@@ -200,6 +200,26 @@ def test_check_says_which_triton_last_had_block_pointers():
     assert "playground compile examples/block_pointers.py:block_ptr_gemm --triton 3.8" in " ".join(out.split())
 
 
+@pytest.mark.skipif(not (ON_39 and HAS_TORCH), reason="check on Triton 3.9, with torch")
+def test_check_ref_says_which_triton_last_had_block_pointers(tmp_path):
+    """Real code calling a block-pointer kernel, checked against PyTorch: each case's error names the last Triton."""
+    (tmp_path / "user.py").write_text(f"""import sys
+sys.path.insert(0, {str(ROOT / 'examples')!r})
+import torch
+from block_pointers import block_ptr_gemm_kernel
+
+def matmul(a, b):
+    c = torch.empty((64, 64), device=a.device, dtype=torch.float32)
+    block_ptr_gemm_kernel[(4,)](a, b, c, 64, 64, 64, 64, 1, 64, 1, 64, 1, BLOCK_SIZE_M=32, BLOCK_SIZE_N=32, BLOCK_SIZE_K=32)
+    return c
+""")
+    code, out = run("check", f"{tmp_path / 'user.py'}:matmul", "--ref", "a.float() @ b.float()",
+                    "--inputs", "a=fp16[64,64], b=fp16[64,64]", "--quick", "--seeds", "1")
+    assert code == 1
+    assert ("CompilationError: block pointers (tl.make_block_ptr, tl.advance) were removed in Triton 3.9; 3.8 was "
+            "the last with them") in out and "--triton 3.8" in out
+
+
 @pytest.mark.skipif(not (ON_39 and HAS_TORCH), reason="run on Triton 3.9, with torch")
 def test_run_says_which_triton_last_had_block_pointers(tmp_path):
     script = tmp_path / "uses_block_pointers.py"

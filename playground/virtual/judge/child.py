@@ -330,7 +330,11 @@ def _replaced(before: dict) -> list[str]:
 
 
 def _one_line(e: BaseException) -> str:
+    from ... import removed_features
     text = " ".join(str(e).split())
+    removed = removed_features.explain(text)     # a feature this Triton removed: which one last had it, and --triton
+    if removed:
+        return f"{type(e).__name__}: {removed}"
     return f"{type(e).__name__}: {text}"[:400] if text else type(e).__name__
 
 
