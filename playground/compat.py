@@ -10,6 +10,7 @@ Importing this module imports neither torch nor Triton: the checks read the inst
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from .errors import UserError
 
@@ -73,7 +74,133 @@ def check_torch() -> str:
     return check("torch")
 
 
-# ---- torch's internals ------------------------------------------------------------------------------------------
+# ---- the reaches: every private torch or Triton name playground reads or patches -------------------------------
+# Each row names where the name lives, the releases it was read from, and why playground needs it; `needs` lists the
+# names playground then reads or patches on it, so that a release without one fails here, in one line, and not
+# deep in a launch. Read from the installed sources of torch 2.13 and 2.14.1 and Triton 3.8 and 3.9 (the two CI
+# stacks here); the rest of each range as CI runs it (Triton 3.6) and as the release notes leave these names.
+TORCH, TRITON = "torch 2.11 to 2.14", "Triton 3.6 to 3.9"
+
+
+class Reach(NamedTuple):
+    module: str
+    attribute: str | None         # a dotted path on the module; None: the module itself
+    releases: str
+    why: str
+    needs: tuple[str, ...] = ()
+
+
+REACHES = {
+    # torch: function modes and dispatch, autograd
+    "TorchDispatchMode": Reach("torch.utils._python_dispatch", "TorchDispatchMode", TORCH,
+                               "the modes that see ATen ops on GPU tensors (torch_device, dispatch, allocator)"),
+    "OpOverload": Reach("torch._ops", "OpOverload", TORCH, "which dispatched funcs are ATen ops with a name"),
+    "DisableTorchFunction": Reach("torch._C", "DisableTorchFunction", TORCH,
+                                  "plain tensor work under the device's function mode, unseen by it"),
+    "tree_map": Reach("torch.utils._pytree", "tree_map", TORCH, "an op's meta result, each tensor made real"),
+    "make_subclass": Reach("torch", "Tensor._make_subclass", TORCH, "a subclass's data as a plain tensor (judge)"),
+    "FakeTensorMode": Reach("torch._subclasses.fake_tensor", "FakeTensorMode", TORCH,
+                            "tensors Inductor plans for, nothing allocated (fuse)"),
+    "cuda_sleep": Reach("torch.cuda", "_sleep", TORCH, "a busy GPU while the host enqueues (bench --breakdown)"),
+    "nvml_device_index": Reach("torch.cuda", "_get_nvml_device_index", TORCH,
+                               "NVML's index of a CUDA device, through CUDA_VISIBLE_DEVICES (bench's environment)"),
+    # Inductor and Dynamo: config, device interface, get_code, heuristics
+    "dynamo": Reach("torch._dynamo", None, TORCH, "imported ahead: it reads the build's real CUDA state, and costs 1-2 s"),
+    "inductor_config": Reach("torch._inductor.config", None, TORCH, "caches off, autotuning as fuse asks",
+                             ("max_autotune", "benchmark_epilogue_fusion", "compile_threads", "fx_graph_cache",
+                              "autotune_local_cache", "use_static_cuda_launcher")),
+    "device_interface": Reach("torch._dynamo.device_interface", None, TORCH,
+                              "Inductor's CUDA interface, answering for the target (fuse's fakes)",
+                              ("get_interface_for_device",)),
+    "joint_graph": Reach("torch._inductor.fx_passes.joint_graph", None, TORCH,
+                         "pattern initialisation traced on the CPU (fuse's fakes)", ("lazy_init",)),
+    "get_code": Reach("torch._inductor.utils", "get_code", TORCH, "the wrapper and kernels Inductor would launch"),
+    "compile_fx": Reach("torch._inductor.compile_fx", "compile_fx", TORCH, "torch.compile's backend, graph kept"),
+    "select_algorithm": Reach("torch._inductor.select_algorithm", None, TORCH,
+                              "GEMM candidates ranked by the model (fuse --max-autotune)", ("AlgorithmSelectorCache",)),
+    "triton_helpers": Reach("torch._inductor.runtime.triton_helpers", None, TORCH,
+                            "what generated kernels call, libdevice swapped for the interpreter's",
+                            ("libdevice", "math", "set_driver_to_gpu")),
+    "CachingAutotuner": Reach("torch._inductor.runtime.triton_heuristics", "CachingAutotuner", TORCH,
+                              "the wrapper's kernels, each run on its configs (fuse --run)"),
+    # Triton: the interpreter's builder and handles
+    "interpreter": Reach("triton.runtime.interpreter", None, TRITON,
+                         "bf16 math, sanitizers, access tracking and launches patched into the interpreter",
+                         ("InterpreterBuilder", "interpreter_builder", "TensorHandle", "InterpretedFunction",
+                          "GridExecutor", "ReduceOps", "ScanOps", "_patch_lang", "_patch_builtin", "_LangPatchScope",
+                          "_implicit_cvt", "_get_np_dtype")),
+    # Triton: the driver
+    "driver": Reach("triton.runtime", "driver", TRITON, "the active driver: the GPU's, or the virtual one set active",
+                    ("active", "set_active")),
+    "DriverBase": Reach("triton.backends.driver", "DriverBase", TRITON, "the virtual GPU's stand-in driver"),
+    "expand_signature": Reach("triton.backends.driver", "expand_signature", TRITON,
+                              "a tensor descriptor's parameters as the launcher expands them (inspect --params)"),
+    "allocation": Reach("triton.runtime._allocation", None, TRITON,
+                        "global scratch asked of the user's allocator, as the real launcher does", ("_allocator",)),
+    "sm_arch_from_capability": Reach("triton.backends.nvidia.compiler", "sm_arch_from_capability", TRITON,
+                                     "nvdisasm's name for the binary's architecture"),
+    "HIPBackend": Reach("triton.backends.amd.compiler", "HIPBackend", TRITON,
+                        "the 2 GB test on a virtual AMD pointer", ("is_within_2gb",)),
+    # Triton: JITFunction.run and the compile
+    "JITFunction": Reach("triton.runtime.jit", "JITFunction", TRITON,
+                         "launches watched, skipped while reading, callees interpreted", ("run", "_do_compile")),
+    "create_function_from_signature": Reach("triton.runtime.jit", "create_function_from_signature", TRITON,
+                                            "the JIT's own binder, asked what it would specialise"),
+    "CompiledKernel": Reach("triton.compiler.compiler", "CompiledKernel", TRITON,
+                            "a cached kernel loaded back; a compiled kernel's own launches watched"),
+    "GluonASTSource": Reach("triton.experimental.gluon._runtime", "GluonASTSource", TRITON,
+                            "what triton.compile takes for a @gluon.jit kernel"),
+    # Triton: the cache and libtriton
+    "get_cache_manager": Reach("triton.runtime.cache", "get_cache_manager", TRITON,
+                               "playground's index, figures and binder answers kept in Triton's cache"),
+    "cache_invalidating_env_vars": Reach("triton._C.libtriton", "get_cache_invalidating_env_vars", TRITON,
+                                         "the environment Triton keys its cache on, in ours too"),
+    "libtriton_ir": Reach("triton._C.libtriton", "ir", TRITON, "the IR around every MLIR pass (passes_child)",
+                          ("pass_manager",)),
+}
+
+
+def reach(name: str):
+    """The private name REACHES[name] points at, or UnsupportedVersion naming the release and what it lacks."""
+    import importlib
+    row = REACHES[name]
+    package = row.module.partition(".")[0]
+    path = row.module + (f".{row.attribute}" if row.attribute else "")
+    try:
+        found = importlib.import_module(row.module)
+        for part in (row.attribute.split(".") if row.attribute else ()):
+            found = getattr(found, part)
+    except (ImportError, AttributeError):
+        raise _missing(package, path, row) from None
+    if name not in _CHECKED:           # the type first: a property (driver.active) is found, not run
+        for needed in row.needs:
+            if not (hasattr(type(found), needed) or hasattr(found, needed)):
+                raise _missing(package, f"{path}.{needed}", row)
+        _CHECKED.add(name)
+    return found
+
+
+_CHECKED: set[str] = set()
+
+
+def _missing(package: str, path: str, row: Reach) -> UnsupportedVersion:
+    from . import versions
+    version = versions.torch_build().get("torch") if package == "torch" else versions.package_version(package)
+    return UnsupportedVersion(f"{package} {version} has no {path} (read from {row.releases}, for {row.why}): "
+                              f"playground works with {package} {supported_range(package)}")
+
+
+def disable_torch_function():
+    """torch._C.DisableTorchFunction(), a context: inside it no TorchFunctionMode sees a call (2.11 to 2.14)."""
+    return reach("DisableTorchFunction")()
+
+
+def set_current_raw_stream(getter) -> None:
+    """Stand `getter` in for torch._C._cuda_getCurrentRawStream(device), which CUDA builds define in C and CPU builds
+    lack (torch 2.11 to 2.14): code that launches on the current stream asks it for the raw handle."""
+    import torch
+    torch._C._cuda_getCurrentRawStream = getter
+
 
 def function_apply(function_cls):
     """The `apply` that autograd.Function subclasses inherit, unbound, so a wrapper can call it for any subclass.
@@ -85,7 +212,7 @@ def function_apply(function_cls):
         if "apply" in vars(klass):
             raw = vars(klass)["apply"]
             return lambda cls, *args, **kwargs: raw.__get__(None, cls)(*args, **kwargs)
-    raise AttributeError(f"{function_cls.__name__} has no apply")
+    raise _missing("torch", f"{function_cls.__name__}.apply", Reach("torch.autograd", None, TORCH, "autograd on GPU"))
 
 
 def saved_tensors_property():

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .. import compat
 from ..core import devices
 from ..errors import UserError
 from . import measured, throughput
@@ -61,7 +62,7 @@ def _breakdown(spec, config, reps: int, row=None) -> Breakdown:
         torch.cuda.synchronize()
         # kernel: GPU time alone; a sleep keeps the GPU busy while the host enqueues, so the
         # start event fires right before the kernel, not when the host began launching
-        torch.cuda._sleep(1_000_000)
+        compat.reach("cuda_sleep")(1_000_000)
         start.record()
         launch()
         end.record()

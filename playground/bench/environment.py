@@ -12,7 +12,7 @@ from __future__ import annotations
 import platform
 import threading
 
-from .. import __version__
+from .. import __version__, compat
 from ..versions import package_version, torch_build
 
 SAMPLE_S = 0.02          # NVML refreshes a clock reading about as often; finer sampling reads the same value
@@ -27,7 +27,7 @@ def _nvml_handle(index: int | None = None):
     if index is None:
         index = torch.cuda.current_device()
     try:
-        index = torch.cuda._get_nvml_device_index(index)
+        index = compat.reach("nvml_device_index")(index)
     except Exception:           # an older torch: the CUDA index is NVML's when nothing is hidden
         pass
     return pynvml, pynvml.nvmlDeviceGetHandleByIndex(index)

@@ -39,6 +39,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .. import compat
 from ..text import short_path
 from .user_code import is_user_file
 
@@ -132,7 +133,7 @@ class Sanitizer:
             else:        # a view: only the elements it reaches
                 import torch
                 covered = np.zeros(count, dtype=bool)
-                with torch._C.DisableTorchFunction():
+                with compat.disable_torch_function():
                     reached = torch.arange(count).as_strided(t.shape, t.stride(), t.storage_offset())
                 covered[reached.reshape(-1).numpy()] = True
             regions.append(Region(name, base, esize, covered, True, base, base + count * esize,

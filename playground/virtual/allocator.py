@@ -376,7 +376,8 @@ class Tracker:
     def watching_backward(self):
         """A dispatch mode that tracks each op's new storages on GPU inputs: autograd's engine makes gradients in
         C++, where the device's function mode does not see them."""
-        from torch.utils._python_dispatch import TorchDispatchMode
+        from .. import compat
+        TorchDispatchMode = compat.reach("TorchDispatchMode")
         tracker = self
 
         class Watch(TorchDispatchMode):

@@ -441,8 +441,8 @@ class _no_device_mode:
     """The interpreter reads real CPU tensors: our torch function mode stays out of its way."""
 
     def __enter__(self):
-        import torch
-        self.guard = torch._C.DisableTorchFunction()
+        from .. import compat
+        self.guard = compat.disable_torch_function()
         self.guard.__enter__()
 
     def __exit__(self, *exc):

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .. import compat
 from ..core import devices
 from .torch_device import on_gpu
 
@@ -50,7 +51,7 @@ def mark_pinned(tensor):
 def pinned(tensor):
     """What `.pin_memory()` gives: a tensor in page-locked memory. Here a view of the same data, marked so (the
     original stays pageable, as on a GPU machine, where pin_memory() returns a copy)."""
-    with torch._C.DisableTorchFunction():
+    with compat.disable_torch_function():
         view = tensor.view_as(tensor)
     return mark_pinned(view)
 

@@ -23,9 +23,11 @@ from __future__ import annotations
 import collections
 
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
 
+from .. import compat
 from .torch_device import on_gpu
+
+TorchDispatchMode, OpOverload = compat.reach("TorchDispatchMode"), compat.reach("OpOverload")
 
 MAX_OPS = 20_000        # ops kept one by one in the trace; the rest are counted (op_counts, ops_left_out)
 _TRACED = "_playground_traced"      # an op's output made from GPU tensors (the script's device mark is not touched)
@@ -93,7 +95,7 @@ class OpTrace(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if not isinstance(func, torch._ops.OpOverload) or not self.host.listening() or not (
+        if not isinstance(func, OpOverload) or not self.host.listening() or not (
                 self.host.gpu_calls or _touches_gpu(args, kwargs)):
             return func(*args, **kwargs)
         op = func.name()

@@ -35,10 +35,11 @@ from pathlib import Path
 
 import torch
 from torch.overrides import TorchFunctionMode
-from torch.utils._python_dispatch import TorchDispatchMode
 
 from .. import compat
 from .gpu import VirtualGPU
+
+TorchDispatchMode, OpOverload = compat.reach("TorchDispatchMode"), compat.reach("OpOverload")
 
 CPU = torch.device("cpu")
 GPU = torch.device("cuda", 0)          # what a tensor the script put on the GPU says it is on
@@ -145,7 +146,7 @@ def _placed(tensor, gpu: bool):
     view of the same data (nothing to copy: it is all on the CPU) marked accordingly."""
     if on_gpu(tensor) == gpu:
         return tensor
-    with torch._C.DisableTorchFunction():
+    with compat.disable_torch_function():
         moved = tensor.view_as(tensor)
     if gpu:
         setattr(moved, _ON_GPU, True)
@@ -177,9 +178,9 @@ def _shape_only(func, args, kwargs):
     def meta(x):
         return torch.empty_strided(x.shape, x.stride(), dtype=x.dtype, device="meta") \
             if isinstance(x, torch.Tensor) else x
-    with torch._C.DisableTorchFunction():
+    with compat.disable_torch_function():
         out = func(*[meta(a) for a in args], **{k: meta(v) for k, v in kwargs.items()})
-        return torch.utils._pytree.tree_map(
+        return compat.reach("tree_map")(
             lambda t: torch.empty_strided(t.shape, t.stride(), dtype=t.dtype) if isinstance(t, torch.Tensor) else t,
             out)
 
@@ -335,7 +336,7 @@ def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
         setattr(torch.cuda, name, _not_provided(f"torch.cuda.{name}", gpu, value))
     for name, value in provided.items():
         setattr(torch.cuda, name, value)
-    torch._C._cuda_getCurrentRawStream = current_raw_stream     # private, but what real packages call: see there
+    compat.set_current_raw_stream(current_raw_stream)     # private, but what real packages call: see there
     mode = DeviceMode(skip_expensive)
     mode.__enter__()
     _route_registered_cuda_kernels(mode)
@@ -417,7 +418,7 @@ class CudaKernels(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if not isinstance(func, torch._ops.OpOverload) or func.name() not in self.ops or not _any_on_gpu(args, kwargs):
+        if not isinstance(func, OpOverload) or func.name() not in self.ops or not _any_on_gpu(args, kwargs):
             return func(*args, **kwargs)
         with self.device_mode, self:
             result = compat.redispatch_to_cuda(func, *args, **kwargs)

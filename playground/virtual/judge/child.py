@@ -222,10 +222,12 @@ def _describe(name: str, value) -> dict:
 def _plain(value):
     """A plain CPU tensor holding the value's data (a subclass, a lazy tensor, is forced here)."""
     import torch
+
+    from ... import compat
     if not isinstance(value, torch.Tensor):
         return torch.tensor(float(value)) if isinstance(value, (int, float)) else None
-    with torch._C.DisableTorchFunction():
-        return torch.Tensor._make_subclass(torch.Tensor, value.detach()).clone()
+    with compat.disable_torch_function():
+        return compat.reach("make_subclass")(torch.Tensor, value.detach()).clone()
 
 
 def _backward(outputs: list, names: list, args: list, module, seed: int) -> list:

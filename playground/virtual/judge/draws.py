@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import zlib
 
+from ... import compat
 from ...run import inputs as generators
 from .arguments import BOOL_DEFAULT, Inputs, TensorArg, TorchDType
 
@@ -94,7 +95,7 @@ def poison(tensor) -> None:
     import torch
     if tensor.numel() == 0:
         return
-    with torch._C.DisableTorchFunction():
+    with compat.disable_torch_function():
         pattern = _pattern(tensor.dtype)
         if pattern is not None:
             _raw(tensor, pattern[0]).fill_(pattern[1])
