@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 import re
 
+from .. import compat
 from ..errors import UserError
 
 _PARAM = re.compile(r"(\w+)=('[^']*'|[^,\s]+)")
@@ -172,8 +173,7 @@ def rank(candidates: list[dict]) -> None:
 def install(target: str, element: int, matrix: str) -> list[dict]:
     """Make Inductor's autotuning answer from the model; returns the list each GEMM's candidates are
     recorded in, as the plan reports them."""
-    import torch._inductor.config as inductor_config
-    from torch._inductor import select_algorithm
+    inductor_config, select_algorithm = compat.reach("inductor_config"), compat.reach("select_algorithm")
 
     from ..core import devices, targets
     device = devices.get(targets.resolve(target))

@@ -22,6 +22,8 @@ import copy
 import inspect
 import os
 
+from .. import compat
+
 
 def placeholder_sources(graphs) -> list[str]:
     """The Dynamo sources of the compiled graph's inputs, in the order its `call` takes them."""
@@ -56,13 +58,12 @@ class LoadedWrapper:
         if mutation:
             old, _, new = mutation.partition("=>")
             wrapper = wrapper.replace(old, new)
-        torch._C._cuda_getCurrentRawStream = lambda device: 0        # a CPU build has no CUDA streams
+        compat.set_current_raw_stream(lambda device: 0)        # a CPU build has no CUDA streams
         self.namespace = {"__name__": "playground_fuse_wrapper"}
         exec(compile(wrapper, "inductor_wrapper.py", "exec"), self.namespace)   # noqa: S102 (Inductor's own code)
         self.namespace["empty_strided_cuda"] = lambda size, stride, dtype: torch.empty_strided(size, stride,
                                                                                              dtype=dtype)
-        from torch._inductor.runtime import triton_helpers
-        from torch._inductor.runtime.triton_heuristics import CachingAutotuner
+        triton_helpers, CachingAutotuner = compat.reach("triton_helpers"), compat.reach("CachingAutotuner")
 
         from ..run.libdevice_shim import libdevice
         triton_helpers.libdevice = libdevice          # the interpreter cannot call libdevice (libdevice_shim.py)

@@ -22,12 +22,11 @@ def install(target_name: str):
     from ..core import targets
     if not targets.resolve(target_name).is_nvidia:
         torch.version.hip = ROCM_RELEASE
-    import torch._dynamo  # noqa: F401  (imported before torch.cuda is patched: it reads the build's real state)
-    import torch._inductor.config as inductor_config
-    import torch._inductor.fx_passes.joint_graph as joint_graph
-    import torch._inductor.utils  # noqa: F401
-    from torch._dynamo import device_interface
-    from triton.runtime import driver
+    from .. import compat
+    compat.reach("dynamo")      # imported before torch.cuda is patched: it reads the build's real state
+    inductor_config, joint_graph = compat.reach("inductor_config"), compat.reach("joint_graph")
+    compat.reach("get_code")    # Inductor's utils, imported here as before
+    device_interface, driver = compat.reach("device_interface"), compat.reach("driver")
 
     from ..virtual import capture
     from ..virtual.driver import VirtualDriver
@@ -68,7 +67,7 @@ def install(target_name: str):
     cuda.Worker.get_device_properties = staticmethod(lambda device=None: props)
     cuda.Worker.current_device = staticmethod(lambda: 0)
     driver.set_active(VirtualDriver(gpu, capture.Recorder(gpu, execute=False)))
-    from torch._inductor.runtime import triton_helpers
+    triton_helpers = compat.reach("triton_helpers")
     triton_helpers.set_driver_to_gpu = lambda: None      # the virtual driver is the GPU's; keep it active
     plan_patterns = joint_graph.lazy_init
     joint_graph.lazy_init = lambda input_device=None: plan_patterns(torch.device("cpu"))

@@ -15,6 +15,8 @@ import sys
 import warnings
 from pathlib import Path
 
+from .. import compat
+
 
 def main(argv: list[str]) -> int:
     settings = json.loads(Path(argv[0]).read_text())
@@ -27,14 +29,12 @@ def main(argv: list[str]) -> int:
         from . import fakes
         fakes.install(settings["target"])
     import torch
-    import torch._inductor.utils as inductor_utils
-    from torch._subclasses.fake_tensor import FakeTensorMode
+    get_code, FakeTensorMode = compat.reach("get_code"), compat.reach("FakeTensorMode")
     names = list(settings["shapes"])
     dtype = getattr(torch, settings["torch_dtype"])
     candidates = None
     if settings.get("max_autotune") and real_device:
-        import torch._inductor.config as inductor_config
-        inductor_config.max_autotune = True            # Inductor times its candidates on the GPU itself
+        compat.reach("inductor_config").max_autotune = True     # Inductor times its candidates on the GPU itself
     elif settings.get("max_autotune"):
         from . import autotune
         element = torch.empty((), dtype=dtype).element_size()
@@ -53,9 +53,8 @@ def main(argv: list[str]) -> int:
     graphs = []
 
     def inductor(gm, example_inputs):   # torch.compile's own backend, the graph kept to match its inputs
-        from torch._inductor.compile_fx import compile_fx
         graphs.append(gm)
-        return compile_fx(gm, example_inputs)
+        return compat.reach("compile_fx")(gm, example_inputs)
 
     with FakeTensorMode(allow_non_fake_inputs=True):
         try:
@@ -70,7 +69,7 @@ def main(argv: list[str]) -> int:
             out.write_text(json.dumps({"error": f"{type(e).__name__}: {str(e).splitlines()[0]}", "bad_input": True}))
             return 2
         try:
-            codes = inductor_utils.get_code(torch.compile(fn, backend=inductor if running else "inductor"), *tensors)
+            codes = get_code(torch.compile(fn, backend=inductor if running else "inductor"), *tensors)
         except Exception as e:
             out.write_text(json.dumps({"error": f"Inductor failed: {type(e).__name__}: {str(e).splitlines()[0]}",
                                        "bad_input": False}))

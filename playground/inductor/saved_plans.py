@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from .. import compat
 from ..core.spec import AbstractTensor, KernelSpec, Tensor, cdiv, split_config
 from ..errors import UserError
 from ..files import read_json
@@ -139,9 +140,8 @@ def _jit_function(name: str, source: str, module_file: Path):
     """The @triton.jit function of a generated module, defined without running the module's set-up."""
     import triton
     import triton.language as tl
-    from torch._inductor.runtime import triton_helpers
-    from torch._inductor.runtime.triton_helpers import libdevice
-    from torch._inductor.runtime.triton_helpers import math as tl_math
+    triton_helpers = compat.reach("triton_helpers")
+    libdevice, tl_math = triton_helpers.libdevice, triton_helpers.math
     start = source.find("@triton.jit")
     if start < 0:
         raise UserError(f"{name}: no @triton.jit function in its generated source")

@@ -25,6 +25,7 @@ import torch
 import triton
 from torch.overrides import TorchFunctionMode
 
+from .. import compat
 from . import copies, dispatch, syncs, torch_device
 from .torch_device import on_gpu
 
@@ -202,7 +203,7 @@ def install(recorder, gpu, trace_ops: bool = False) -> HostSide:
     syncs.install(host)
     HostSideMode(host).__enter__()
     if trace_ops:
-        import torch._dynamo  # noqa: F401  (the first op under a dispatch mode imports it: 1-2 s, not the script's)
+        compat.reach("dynamo")  # the first op under a dispatch mode imports it: 1-2 s, not the script's
         host.trace = dispatch.OpTrace(host)
         host.trace.__enter__()
     return host
