@@ -105,7 +105,8 @@ REACHES = {
     "nvml_device_index": Reach("torch.cuda", "_get_nvml_device_index", TORCH,
                                "NVML's index of a CUDA device, through CUDA_VISIBLE_DEVICES (bench's environment)"),
     # Inductor and Dynamo: config, device interface, get_code, heuristics
-    "dynamo": Reach("torch._dynamo", None, TORCH, "imported ahead: it reads the build's real CUDA state, and costs 1-2 s"),
+    "dynamo": Reach("torch._dynamo", None, TORCH,
+                    "imported ahead: it reads the build's real CUDA state, and costs 1-2 s"),
     "inductor_config": Reach("torch._inductor.config", None, TORCH, "caches off, autotuning as fuse asks",
                              ("max_autotune", "benchmark_epilogue_fusion", "compile_threads", "fx_graph_cache",
                               "autotune_local_cache", "use_static_cuda_launcher")),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 
+from .. import compat
 from ..core.spec import KernelSpec
 from ..core.config import Config, stand_in_args
 from ..core.targets import Target
@@ -30,7 +31,7 @@ def specialize(spec: KernelSpec, target: Target, config: Config):
     """
     from triton import knobs
     from triton.compiler import make_backend
-    from triton.runtime.jit import create_function_from_signature
+    create_function_from_signature = compat.reach("create_function_from_signature")
 
     fn = spec.kernel
     backend = make_backend(target.gpu_target())
@@ -99,7 +100,7 @@ def _no_torch_in_amd_binder(target: Target):
     if target.is_nvidia:
         yield
         return
-    from triton.backends.amd.compiler import HIPBackend
+    HIPBackend = compat.reach("HIPBackend")
     original = HIPBackend.__dict__["is_within_2gb"]
     HIPBackend.is_within_2gb = staticmethod(lambda arg: arg.ptr_range() <= 2**31 - 1
                                             if hasattr(arg, "ptr_range") else original.__func__(arg))

@@ -26,6 +26,7 @@ import pickle
 import sysconfig
 from pathlib import Path
 
+from .. import compat
 from ..core.spec import AbstractTensor
 
 INDEX_FILE = "playground-index.json"
@@ -41,7 +42,7 @@ def _installation() -> str:
 
 
 def key(src, target, options) -> str:
-    from triton._C.libtriton import get_cache_invalidating_env_vars
+    get_cache_invalidating_env_vars = compat.reach("cache_invalidating_env_vars")
     parts = [_installation(), src.hash(), repr(target), repr(sorted(options.__dict__.items())),
              repr(sorted(get_cache_invalidating_env_vars().items()))]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
@@ -49,7 +50,7 @@ def key(src, target, options) -> str:
 
 def _entry(our_key: str):
     """(kernel hash, Triton's cache group) for this key when the whole group is on disk, else None."""
-    from triton.runtime.cache import get_cache_manager
+    get_cache_manager = compat.reach("get_cache_manager")
     index = get_cache_manager(our_key).get_file(INDEX_FILE)
     if index is None:
         return None
@@ -65,7 +66,7 @@ def _entry(our_key: str):
 
 def lookup(our_key: str, src):
     """Triton's CompiledKernel for this key, from Triton's cache, or None."""
-    from triton.compiler.compiler import CompiledKernel
+    CompiledKernel = compat.reach("CompiledKernel")
     found = _entry(our_key)
     return None if found is None else CompiledKernel(src, found[1], found[0])
 
@@ -77,7 +78,7 @@ def lookup_hash(our_key: str) -> str | None:
 
 
 def record(our_key: str, kernel) -> None:
-    from triton.runtime.cache import get_cache_manager
+    get_cache_manager = compat.reach("get_cache_manager")
     metadata = next((n for n in kernel.metadata_group if n.endswith(".json") and not n.startswith("__grp__")), None)
     if metadata is None:
         return
@@ -87,7 +88,7 @@ def record(our_key: str, kernel) -> None:
 
 def kept_json(our_key: str, name: str) -> dict | None:
     """A JSON file playground keeps in Triton's cache under its own key (derived figures, plans), or None."""
-    from triton.runtime.cache import get_cache_manager
+    get_cache_manager = compat.reach("get_cache_manager")
     path = get_cache_manager(our_key).get_file(name)
     if path is None:
         return None
@@ -98,7 +99,7 @@ def kept_json(our_key: str, name: str) -> dict | None:
 
 
 def keep_json(our_key: str, name: str, data: dict) -> None:
-    from triton.runtime.cache import get_cache_manager
+    get_cache_manager = compat.reach("get_cache_manager")
     get_cache_manager(our_key).put(json.dumps(data), name, binary=False)   # atomic: Triton writes, then renames
 
 
@@ -124,7 +125,7 @@ def binder_key(fn, target, args, kwargs) -> str | None:
             return None
     if not all(isinstance(v, _PLAIN) for v in kwargs.values()):
         return None
-    from triton._C.libtriton import get_cache_invalidating_env_vars
+    get_cache_invalidating_env_vars = compat.reach("cache_invalidating_env_vars")
     parts = ["binder", _installation(), fn.cache_key, repr(getattr(fn, "do_not_specialize", ())),
              repr(getattr(fn, "do_not_specialize_on_alignment", ())), repr(target), repr(seen),
              repr(sorted((k, type(v).__name__, v) for k, v in kwargs.items())),
@@ -133,7 +134,7 @@ def binder_key(fn, target, args, kwargs) -> str | None:
 
 
 def binder_lookup(key: str):
-    from triton.runtime.cache import get_cache_manager
+    get_cache_manager = compat.reach("get_cache_manager")
     path = get_cache_manager(key).get_file(BINDER_FILE)
     if path is None:
         return None
@@ -144,5 +145,5 @@ def binder_lookup(key: str):
 
 
 def binder_record(key: str, answer) -> None:
-    from triton.runtime.cache import get_cache_manager
+    get_cache_manager = compat.reach("get_cache_manager")
     get_cache_manager(key).put(pickle.dumps(answer), BINDER_FILE, binary=True)

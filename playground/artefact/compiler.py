@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from .. import compat
 from ..core import stages
 from ..core.config import Config
 from ..core.spec import KernelSpec
@@ -114,8 +115,7 @@ class Compiled:
 
     def cache_dir(self) -> Path:
         """Triton's cache directory for this kernel: derived artefacts (SASS, resource usage) live beside it."""
-        from triton.runtime.cache import get_cache_manager
-        return Path(get_cache_manager(self.hash).cache_dir)
+        return Path(compat.reach("get_cache_manager")(self.hash).cache_dir)
 
 
 def build(request, warn=None) -> Compiled:
@@ -126,7 +126,6 @@ def build(request, warn=None) -> Compiled:
     """
     import triton
 
-    from .. import compat
     compat.check("triton", triton.__version__)
     spec, target, config = request.spec, request.target, request.config
     warn = warn or python_warning
@@ -166,7 +165,7 @@ def source(jit, signature, constexprs, attrs):
     """What triton.compile takes for this kernel, as its JIT builds it: a Gluon kernel (@gluon.jit) is a
     GluonASTSource, which Triton lowers straight to TTGIR (the author chose the layouts); any other an ASTSource."""
     if is_gluon(jit):
-        from triton.experimental.gluon._runtime import GluonASTSource
+        GluonASTSource = compat.reach("GluonASTSource")
         return GluonASTSource(jit, signature, constexprs, attrs)
     from triton.compiler import ASTSource
     return ASTSource(jit, signature, constexprs, attrs)

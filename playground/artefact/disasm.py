@@ -11,6 +11,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from .. import compat
 from ..files import write_atomically
 from ..tools import tool
 from . import cubin
@@ -90,8 +91,7 @@ def keep_counted(compileds) -> None:
 
 def _raw_arch(compiled) -> str:
     """nvdisasm's name for the binary's architecture (`SM90a`), from the one Triton compiled it for."""
-    from triton.backends.nvidia.compiler import sm_arch_from_capability
-    return "SM" + sm_arch_from_capability(compiled.kernel.metadata.target.arch).removeprefix("sm_")
+    return "SM" + compat.reach("sm_arch_from_capability")(compiled.kernel.metadata.target.arch).removeprefix("sm_")
 
 
 _ADDRESS = re.compile(r"^(\s*/\*)([0-9a-f]+)(\*/)")

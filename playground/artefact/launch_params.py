@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from .. import compat
 from . import cubin as cubin_elf
 
 # EIATTR codes, as cuobjdump -elf names them (tests hold the decoding to its printout)
@@ -116,8 +117,8 @@ def passed_arguments(compiled) -> tuple[list[tuple[str, str]], list[dict]]:
             absent.append({"name": name, "why": f"constexpr = {value!r}" if path[0] in _declared_constexprs(src)
                            else f"specialised to the constant {value!r}: compiled in"})
         elif isinstance(kind, str) and kind.startswith("tensordesc"):
-            from triton.backends.driver import expand_signature      # the launcher's own expansion
-            parts = expand_signature([kind], has_meta, "nvTmaDesc" if compiled.target.is_nvidia else "tensordesc")
+            parts = compat.reach("expand_signature")(       # the launcher's own expansion
+                [kind], has_meta, "nvTmaDesc" if compiled.target.is_nvidia else "tensordesc")
             passed.extend((f"{name}.part{i}", p) for i, p in enumerate(parts))
         else:
             passed.append((name, kind))

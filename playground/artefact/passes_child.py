@@ -13,12 +13,14 @@ import os
 import sys
 import warnings
 
+from .. import compat
+
 
 def main(settings_file: str) -> int:
     with open(settings_file) as f:
         settings = json.load(f)
     warnings.simplefilter("ignore")         # nothing but dumps and markers on stderr
-    from triton._C.libtriton import ir
+    ir = compat.reach("libtriton_ir")
     finals: dict[str, str] = {}
     original_run = ir.pass_manager.run
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
+from .. import compat
 from ..core import devices, dtypes
 from ..errors import KernelFailure, UserError
 from ..figures import roofline
@@ -130,8 +131,7 @@ def local_device(target):
     bandwidth, and its L2 is one XCD's, so the table's bandwidth and L2 stay.
     """
     import torch
-    from triton.runtime import driver
-
+    driver = compat.reach("driver")
     index = driver.active.get_device_interface().current_device()
     table = devices.for_driver_name(target, torch.cuda.get_device_name(index))
     props = driver.active.utils.get_device_properties(index)

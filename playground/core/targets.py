@@ -7,6 +7,7 @@ import dataclasses
 import os
 from dataclasses import dataclass
 
+from .. import compat
 from ..errors import UserError
 from .devices import DEVICES, VARIANTS, for_driver_name
 from .stages import for_backend
@@ -102,7 +103,7 @@ def native() -> Target | None:
     if not has_gpu():
         return None
     try:
-        from triton.runtime import driver
+        driver = compat.reach("driver")
         t = driver.active.get_current_target()
     except Exception:
         return None

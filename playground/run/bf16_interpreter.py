@@ -23,6 +23,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from .. import compat
+
 # The builder's operations that compute on floating-point values (casts, loads, stores, layout
 # changes and selects move bits and are right already).
 ARITHMETIC = (
@@ -54,7 +56,7 @@ def install() -> None:
     """Wrap the interpreter once (in the interpreter worker's process)."""
     if _ORIGINALS:
         return
-    from triton.runtime import interpreter
+    interpreter = compat.reach("interpreter")
     builder = interpreter.InterpreterBuilder
     for name in ARITHMETIC:
         if hasattr(builder, name):
@@ -83,7 +85,7 @@ def unpatched():
 
 def _in_fp32(operation):
     import triton.language as tl
-    from triton.runtime.interpreter import TensorHandle
+    TensorHandle = compat.reach("interpreter").TensorHandle
 
     def wrapped(self, *args):
         handles = [a for a in args if isinstance(a, TensorHandle)]
@@ -101,7 +103,7 @@ def _in_fp32(operation):
 
 def _rounding_trunc(trunc):
     import triton.language as tl
-    from triton.runtime.interpreter import TensorHandle
+    TensorHandle = compat.reach("interpreter").TensorHandle
 
     def wrapped(self, src, dst_type):
         if dst_type.scalar == tl.bfloat16 and src.dtype.scalar == tl.float32:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
 
+from .. import compat
 from ..core.registry import load, ref
 from ..artefact.request import Request
 from ..core.spec import KernelSpec
@@ -350,8 +351,7 @@ def _initcheck_lines(launch, sanitizer, zero) -> list[str]:
 def _warm() -> None:
     """What a worker's first run would import: torch, Triton's interpreter, the check itself (this module)."""
     import torch  # noqa: F401
-    import triton.runtime.interpreter  # noqa: F401
-
+    compat.reach("interpreter")
     from . import sanitize  # noqa: F401
 
 

@@ -31,14 +31,15 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from .. import compat
+
 # builder operations whose meaning holds already when launches run one after another, each to its end
 ALREADY_TRUE = ("create_grid_dependency_wait", "create_grid_dependency_launch_dependents")
 
 
 def install() -> None:
-    from triton.runtime import interpreter
-
     from . import bf16_interpreter
+    interpreter = compat.reach("interpreter")
     bf16_interpreter.install()
     for name in ALREADY_TRUE:
         if not hasattr(interpreter.InterpreterBuilder, name):
@@ -112,7 +113,7 @@ def _reduce_by_halves(self, input, np, tl):
 def _floats_as_fp32(original):
     import numpy as np
     import triton.language as tl
-    from triton.runtime.interpreter import TensorHandle
+    TensorHandle = compat.reach("interpreter").TensorHandle
 
     def implicit_cvt(arg):
         if isinstance(arg, float):
@@ -134,7 +135,7 @@ def _with_cuda_extras(original):
     Within a launch, a nested call whose modules this launch has patched already does nothing here; one that
     brings new ones (`triton.language.core` seen from `standard.py`, another package's `range`) patches them
     into the launch's own scope, undone with it at the launch's end."""
-    from triton.runtime import interpreter
+    interpreter = compat.reach("interpreter")
 
     def patch_lang(fn):
         launch = _LAUNCH[-1] if _LAUNCH else None
@@ -198,9 +199,7 @@ _LAUNCH: list = []       # the launch in progress (GridExecutor.__call__ patched
 def _called_by_launch() -> bool:
     """Whether patch_lang's caller is the interpreter's GridExecutor starting a launch (not a nested call)."""
     import sys
-
-    from triton.runtime.interpreter import GridExecutor
-    return sys._getframe(2).f_code is GridExecutor.__call__.__code__
+    return sys._getframe(2).f_code is compat.reach("interpreter").GridExecutor.__call__.__code__
 
 
 def _patch_key(fn):
@@ -300,7 +299,7 @@ class LoopIndex(int):
     def to(self, dtype, *args, **kwargs):
         import numpy as np
         import triton.language as tl
-        from triton.runtime.interpreter import TensorHandle
+        TensorHandle = compat.reach("interpreter").TensorHandle
         scalar = tl.tensor(TensorHandle(np.array([int(self)], dtype=np.int32), tl.int32), tl.int32)
         return scalar.to(dtype, *args, **kwargs)
 

@@ -11,7 +11,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 import triton.language as tl
-from triton.runtime.interpreter import TensorHandle
+
+from .. import compat
+
+TensorHandle = compat.reach("interpreter").TensorHandle
 
 
 def _array(x):

@@ -400,7 +400,7 @@ def _span(ptrs: np.ndarray, mask: np.ndarray) -> tuple[int, int]:
 # --- the interpreter's side ---------------------------------------------------------------------------
 
 def _program() -> int:
-    from triton.runtime.interpreter import interpreter_builder as b
+    b = compat.reach("interpreter").interpreter_builder
     x, y, z = b.grid_idx
     nx, ny, _ = b.grid_dim
     return x + nx * (y + ny * z)
@@ -411,7 +411,7 @@ def _program_tuple() -> str:
 
 
 def _unlinear(linear: int) -> str:
-    from triton.runtime.interpreter import interpreter_builder as b
+    b = compat.reach("interpreter").interpreter_builder
     nx, ny, _ = b.grid_dim
     x, rest = linear % nx, linear // nx
     return f"({x}, {rest % ny}, {rest // ny})"
@@ -450,8 +450,7 @@ def _poison(masked_out: np.ndarray, element) -> np.ndarray:
         return cached
     if len(_POISONED) > 64:
         _POISONED.clear()
-    from triton.runtime.interpreter import _get_np_dtype
-    dtype = np.dtype(_get_np_dtype(element))
+    dtype = np.dtype(compat.reach("interpreter")._get_np_dtype(element))
     name = element.name
     if name in _RAW_BITS:
         turns = _RAW_BITS[name]
@@ -486,7 +485,8 @@ def install() -> None:
     global _INSTALLED
     if _INSTALLED:
         return
-    from triton.runtime.interpreter import InterpreterBuilder, TensorHandle
+    interpreter = compat.reach("interpreter")
+    InterpreterBuilder, TensorHandle = interpreter.InterpreterBuilder, interpreter.TensorHandle
     load, store, rmw, cas = (InterpreterBuilder.create_masked_load, InterpreterBuilder.create_masked_store,
                              InterpreterBuilder.create_atomic_rmw, InterpreterBuilder.create_atomic_cas)
 

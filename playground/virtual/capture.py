@@ -35,12 +35,13 @@ import traceback
 from pathlib import Path
 from types import SimpleNamespace
 
-from triton.runtime.jit import JITFunction
-
+from .. import compat
 from ..core import devices
 from ..figures import occupancy, roofline
 from ..model import explain
 from . import launches, repeats
+
+JITFunction = compat.reach("JITFunction")
 
 # the host clock: this thread's CPU time (the module docstring says why not the wall clock)
 host_time = time.thread_time
@@ -400,7 +401,7 @@ def watch_compiles(recorder: Recorder):
 def _interpreted(cache: dict, jit):
     """The interpreter's version of a JITFunction, kept by identity: hashing a JITFunction computes its
     cache key, which fails while the interpreter has triton.language patched."""
-    from triton.runtime.interpreter import InterpretedFunction
+    InterpretedFunction = compat.reach("interpreter").InterpretedFunction
     entry = cache.get(id(jit))
     if entry is None:
         entry = cache[id(jit)] = (jit, InterpretedFunction(jit.fn))
@@ -420,7 +421,7 @@ class callees_interpreted:
         def call(jit, *args, **kwargs):
             # As InterpretedFunction.__call__, which patches the callee's triton.language modules but never
             # restores them (that breaks the next real compile): here the patch is undone on return.
-            from triton.runtime.interpreter import _patch_lang
+            _patch_lang = compat.reach("interpreter")._patch_lang
             try:
                 scope = _patch_lang(jit.fn)
             except AssertionError:       # the callee's module has no triton.language: the kernel's patch serves
@@ -441,7 +442,6 @@ class _no_device_mode:
     """The interpreter reads real CPU tensors: our torch function mode stays out of its way."""
 
     def __enter__(self):
-        from .. import compat
         self.guard = compat.disable_torch_function()
         self.guard.__enter__()
 

@@ -9,11 +9,13 @@ and runs the kernel in Triton's interpreter on the CPU tensors.
 from __future__ import annotations
 
 import torch
-from triton.backends.driver import DriverBase
 
+from .. import compat
 from ..artefact import disasm, resources
 from . import capture
 from .gpu import VirtualGPU
+
+DriverBase = compat.reach("DriverBase")
 
 
 class VirtualDriver(DriverBase):
@@ -90,9 +92,8 @@ class _Utils:
             usage = resources._RES_USAGE.search(disasm.resource_usage_dump(kernel))
             regs, local = int(usage.group(1)), int(usage.group(4))
         else:
-            from triton.runtime.cache import get_cache_manager
             md = self.driver.pending_metadata
-            asm = get_cache_manager(md.hash).get_file(f"{name}.amdgcn")
+            asm = compat.reach("get_cache_manager")(md.hash).get_file(f"{name}.amdgcn")
             read = resources.amd_from_assembly(open(asm).read(), shared)
             regs, local = read.registers, read.local_bytes
         return 0, 0, regs, local // 4, gpu.max_threads_for(regs)
@@ -109,7 +110,7 @@ class _Launcher:
 
     def __call__(self, grid_x, grid_y, grid_z, stream, function, packed_metadata, launch_metadata,
                  enter_hook, exit_hook, *args):
-        from triton.runtime import _allocation
+        _allocation = compat.reach("allocation")
         md = self.metadata
         size = getattr(md, "global_scratch_size", 0)
         if size:   # the real launcher asks the user's allocator (triton.set_allocator) for this

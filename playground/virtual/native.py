@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import statistics
 
+from .. import compat
 from . import capture, launches
 from .capture import _bound, host_time
 
@@ -172,8 +173,7 @@ def install(recorder: NativeRecorder):
     timing loops, keep compiling out of the launch's time, hear autotune's picks where Triton reports them."""
     import triton.testing
     from triton import knobs
-    from triton.compiler.compiler import CompiledKernel
-    from triton.runtime.jit import JITFunction
+    CompiledKernel, JITFunction = compat.reach("CompiledKernel"), compat.reach("JITFunction")
     original = JITFunction.run
 
     def run(self, *args, grid, warmup, **kwargs):

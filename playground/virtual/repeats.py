@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .. import compat
+
 _READS = ("create_load", "create_masked_load")
 _WRITES = ("create_store", "create_masked_store")
 _ATOMICS = ("create_atomic_cas", "create_atomic_rmw", "create_atomic_load", "create_atomic_store",
@@ -34,7 +36,7 @@ class Accesses:
     unknown: bool = False          # an atomic, or a tensor descriptor: not followed, so never repeated
 
     def __enter__(self):
-        from triton.runtime.interpreter import InterpreterBuilder
+        InterpreterBuilder = compat.reach("interpreter").InterpreterBuilder
         self._saved = {name: getattr(InterpreterBuilder, name) for name in (*_READS, *_WRITES, *_ATOMICS, *_DESCRIPTORS)
                        if hasattr(InterpreterBuilder, name)}
         for name, original in self._saved.items():
@@ -42,7 +44,7 @@ class Accesses:
         return self
 
     def __exit__(self, *exc):
-        from triton.runtime.interpreter import InterpreterBuilder
+        InterpreterBuilder = compat.reach("interpreter").InterpreterBuilder
         for name, original in self._saved.items():
             setattr(InterpreterBuilder, name, original)
         return False

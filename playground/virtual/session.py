@@ -10,6 +10,7 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import compat
 from ..core import targets
 from ..errors import UserError
 from .launches import TRACE_FORMAT
@@ -39,7 +40,6 @@ def run_script(script: str, args: list[str], target: str | None, execute: bool =
     (native.py: measured); returns once the script has ended. With `module`, `script` is a module's name, run
     as `python -m` runs it (`pytest`: a project's own tests, each launch attributed to the test it ran in). With
     `ops`, the trace lists every ATen op the script ran on GPU tensors (dispatch.py)."""
-    from .. import compat
     compat.check_torch()
     path = Path(script)
     if module:
@@ -82,8 +82,6 @@ _INSTALLED: dict = {}
 def install_for_running(target: str, execute: bool = True, host_side: bool = False, ops: bool = False):
     """The whole virtual GPU, for script_child.py: torch's side, Triton's driver, the capture; with `host_side`,
     the script's copies and sync points too (host_side.py), and with `ops` its ATen ops."""
-    from triton.runtime import driver
-
     from . import capture, smi, torch_device
     from .driver import VirtualDriver
     from .gpu import VirtualGPU
@@ -96,7 +94,7 @@ def install_for_running(target: str, execute: bool = True, host_side: bool = Fal
     from ..run import interpreter
     interpreter.install()           # bf16 math and grid dependency control as a GPU does them (run/interpreter.py)
     torch_device._state.update(host_now=recorder.host_now, host_waits=recorder.synchronize)
-    driver.set_active(VirtualDriver(gpu, recorder))
+    compat.reach("driver").set_active(VirtualDriver(gpu, recorder))
     capture.install(recorder)
     if host_side:
         from . import host_side as watch_host
@@ -131,15 +129,13 @@ def install_for_reading(target: str) -> None:
         return
     if _INSTALLED:
         raise UserError(f"kernels for {_INSTALLED['target']} are loaded already; open one target per command")
-    from triton.runtime import driver
-
     from . import capture, smi, torch_device
     from .driver import VirtualDriver
     from .gpu import VirtualGPU
     gpu = VirtualGPU(target)
     smi.install(gpu)                # a library that asks nvidia-smi which GPU it is on (FlagGems) gets an answer
     torch_device.install(gpu)
-    driver.set_active(VirtualDriver(gpu, capture.Recorder(gpu, execute=False)))
+    compat.reach("driver").set_active(VirtualDriver(gpu, capture.Recorder(gpu, execute=False)))
     _INSTALLED.update(target=target)
 
 
@@ -147,7 +143,7 @@ def install_for_reading(target: str) -> None:
 def reading(target: str):
     """While a script is read, a launch in it does nothing (_NotWhileReading skips the statement); after,
     the JIT is as it was, for Request.compile's binder."""
-    from triton.runtime.jit import JITFunction
+    JITFunction = compat.reach("JITFunction")
     install_for_reading(target)
     original = JITFunction.run
 

@@ -10,6 +10,7 @@ import ast
 import sys
 from pathlib import Path
 
+from .. import compat
 from ..core.spec import KernelSpec
 from ..errors import UserError
 from . import session
@@ -113,7 +114,7 @@ def _runs_when_reading(node) -> bool:
 
 
 def _unwrap(value):
-    from triton.runtime.jit import JITFunction
+    JITFunction = compat.reach("JITFunction")
     for _ in range(8):
         if isinstance(value, JITFunction):
             return value
