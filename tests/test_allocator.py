@@ -171,6 +171,7 @@ def test_a_storage_beyond_the_gpus_memory_raises_torchs_out_of_memory_error():
         tracker.track([torch.empty(3 * MiB, dtype=torch.uint8)])
 
 
+@pytest.mark.stack     # an optimizer's step asks torch.accelerator for the current stream on torch 2.14
 def test_a_model_step_through_playground_run():
     """tutorials/scripts/allocator_step.py on the virtual H100. The model: W1, W2 16 MiB each (their own segments), b1
     16 KiB and b2 4 KiB, x and target 1 MiB each (small pool: two 2 MiB segments) = 35,672,064 B allocated; forward

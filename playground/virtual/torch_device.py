@@ -337,6 +337,12 @@ def install(gpu: VirtualGPU, skip_expensive=lambda: False) -> DeviceMode:
     for name, value in provided.items():
         setattr(torch.cuda, name, value)
     compat.set_current_raw_stream(current_raw_stream)     # private, but what real packages call: see there
+    # torch.accelerator answers as torch's CPU build does, where it finds no accelerator: on a CUDA build it would
+    # pass torch.cuda's answers on to the CUDA runtime (torch 2.14's optimizers ask it for the current stream at every
+    # step), and the CPU build, which the tests hold to, never offers it
+    if hasattr(torch, "accelerator"):
+        torch.accelerator.current_accelerator = lambda check_available=False: None
+        torch.accelerator.is_available = lambda: False
     mode = DeviceMode(skip_expensive)
     mode.__enter__()
     _route_registered_cuda_kernels(mode)
