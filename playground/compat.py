@@ -88,6 +88,7 @@ class Reach(NamedTuple):
     releases: str
     why: str
     needs: tuple[str, ...] = ()
+    since: tuple[int, int] | None = None    # the first release that has it, where that is later than the range's
 
 
 REACHES = {
@@ -101,6 +102,9 @@ REACHES = {
     "make_subclass": Reach("torch", "Tensor._make_subclass", TORCH, "a subclass's data as a plain tensor (judge)"),
     "FakeTensorMode": Reach("torch._subclasses.fake_tensor", "FakeTensorMode", TORCH,
                             "tensors Inductor plans for, nothing allocated (fuse)"),
+    "fake_tensor": Reach("torch._subclasses.fake_tensor", None, TORCH,
+                         "a fake CUDA tensor's first creation, which makes a real one to start the GPU's context (fuse)",
+                         ("init_gpu_context",)),
     "cuda_sleep": Reach("torch.cuda", "_sleep", TORCH, "a busy GPU while the host enqueues (bench --breakdown)"),
     "nvml_device_index": Reach("torch.cuda", "_get_nvml_device_index", TORCH,
                                "NVML's index of a CUDA device, through CUDA_VISIBLE_DEVICES (bench's environment)"),
@@ -134,8 +138,9 @@ REACHES = {
     "driver": Reach("triton.runtime", "driver", TRITON, "the active driver: the GPU's, or the virtual one set active",
                     ("active", "set_active")),
     "DriverBase": Reach("triton.backends.driver", "DriverBase", TRITON, "the virtual GPU's stand-in driver"),
-    "expand_signature": Reach("triton.backends.driver", "expand_signature", TRITON,
-                              "a tensor descriptor's parameters as the launcher expands them (inspect --params)"),
+    "expand_signature": Reach("triton.backends.driver", "expand_signature", "Triton 3.8 to 3.9",
+                              "a tensor descriptor's parameters as the launcher expands them (inspect --params)",
+                              since=(3, 8)),     # Triton 3.6 keeps it inside each driver's launcher
     "allocation": Reach("triton.runtime._allocation", None, TRITON,
                         "global scratch asked of the user's allocator, as the real launcher does", ("_allocator",)),
     "sm_arch_from_capability": Reach("triton.backends.nvidia.compiler", "sm_arch_from_capability", TRITON,
@@ -167,6 +172,10 @@ def reach(name: str):
     row = REACHES[name]
     package = row.module.partition(".")[0]
     path = row.module + (f".{row.attribute}" if row.attribute else "")
+    if row.since and not available(name):
+        from . import versions
+        raise UserError(f"{row.why} needs {package} {row.since[0]}.{row.since[1]} or newer ({path}); this is "
+                        f"{package} {versions.package_version(package)}")
     try:
         found = importlib.import_module(row.module)
         for part in (row.attribute.split(".") if row.attribute else ()):
@@ -182,6 +191,15 @@ def reach(name: str):
 
 
 _CHECKED: set[str] = set()
+
+
+def available(name: str) -> bool:
+    """Whether the installed release is one that has REACHES[name] (its `since`)."""
+    from . import versions
+    row = REACHES[name]
+    package = row.module.partition(".")[0]
+    version = versions.torch_build().get("torch") if package == "torch" else versions.package_version(package)
+    return not row.since or (version is not None and minor(version) >= row.since)
 
 
 def _missing(package: str, path: str, row: Reach) -> UnsupportedVersion:

@@ -141,7 +141,8 @@ def test_every_reach_resolves_on_the_installed_stack():
     import Inductor and Dynamo, which this process should not carry)."""
     pytest.importorskip("torch")
     code = ("from playground import compat\n"
-            "for name in compat.REACHES: compat.reach(name)\n"
+            "for name in compat.REACHES:\n"
+            "    if compat.available(name): compat.reach(name)\n"
             "import torch.autograd\n"
             "assert callable(compat.function_apply(torch.autograd.Function))\n"
             "assert compat.saved_tensors_property() is not None and isinstance(compat.function_mode_stack(), list)\n"
@@ -150,6 +151,15 @@ def test_every_reach_resolves_on_the_installed_stack():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.split()[-1]) == len(compat.REACHES) > 20
+
+
+def test_a_reach_newer_than_the_installed_release_says_which_release_has_it(monkeypatch):
+    from playground import versions
+    monkeypatch.setattr(versions, "package_version", lambda name: "3.6.0")
+    assert not compat.available("expand_signature")
+    with pytest.raises(UserError, match=r"^a tensor descriptor's parameters .* needs triton 3\.8 or newer "
+                                        r"\(triton\.backends\.driver\.expand_signature\); this is triton 3\.6\.0$"):
+        compat.reach("expand_signature")
 
 
 def test_a_reach_the_release_lacks_is_one_line_naming_it_and_the_range(monkeypatch):

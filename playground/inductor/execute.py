@@ -39,12 +39,13 @@ def placeholder_sources(graphs) -> list[str]:
 
 
 def bind_locals(fn, tensors) -> dict:
-    """Dynamo's L: the function's (or forward's) parameters bound to the user's tensors, and self."""
+    """Dynamo's L: the function's (or forward's) parameters bound to the user's tensors, and self. torch 2.11's
+    Dynamo names a plain function's inputs through the frame it traces, `L['args'][0]`; 2.13 and 2.14 by parameter."""
     import torch
     if isinstance(fn, torch.nn.Module):
         bound = inspect.signature(fn.forward).bind(*tensors)
         return {**bound.arguments, "self": fn}
-    return dict(inspect.signature(fn).bind(*tensors).arguments)
+    return {"args": tuple(tensors), "kwargs": {}, **inspect.signature(fn).bind(*tensors).arguments}
 
 
 class LoadedWrapper:

@@ -56,6 +56,9 @@ def install(target_name: str):
     # stream); answering as a CPU build does, which has no accelerator, keeps it from the runtime
     if hasattr(torch, "accelerator"):
         torch.accelerator.is_available = lambda: False
+    # the first fake CUDA tensor makes a real one to start the GPU's context (torch 2.11 asks torch.cuda.is_available,
+    # True here; 2.13 and 2.14 ask torch.accelerator): there is no GPU to start, and fake tensors need none
+    compat.reach("fake_tensor").init_gpu_context = lambda device: None
     cuda = device_interface.get_interface_for_device("cuda")
     capability = gpu.capability[0] * 10 + gpu.capability[1]
     for name, value in {"is_available": lambda: True, "device_count": lambda: 1, "current_device": lambda: 0,

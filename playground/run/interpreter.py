@@ -177,6 +177,9 @@ def _with_cuda_extras(original):
         for module, name, stand_in in imported:
             scope.set_attr(module, name, stand_in)
         import triton.language as tl
+        # a scalar as an index (`tl.range(tl.program_id(0), n, step)`): Triton 3.6's interpreter converts it with
+        # int(data), which NumPy 2.4 refuses for its one-element array; Triton 3.8 and 3.9 squeeze it first, as here
+        scope.set_attr(tl.tensor, "__index__", lambda self: int(self.handle.data.squeeze()))
         scope.set_attr(tl, "range", _counting(tl.range))
         for module in _package_modules(fn):
             scope.set_attr(module, "range", _counting(range))
