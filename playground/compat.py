@@ -36,7 +36,10 @@ def minor(version: str) -> tuple[int, int]:
 
 
 def supported_range(package: str) -> str:
+    """'2.11 to 2.14 (2.15 untested)', 'triton 3.6 to 3.9'."""
     (a, b), (c, d) = SUPPORTED[package]
+    if UNTESTED.get(package) == (c, d):
+        return f"{a}.{b} to {c}.{d - 1} ({c}.{d} untested)"
     return f"{a}.{b} to {c}.{d}"
 
 

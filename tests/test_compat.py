@@ -28,8 +28,8 @@ def test_a_release_newer_than_the_tests_have_run_on_passes_with_a_warning():
 
 
 @pytest.mark.parametrize("package, version, names", [
-    ("torch", "2.10.0", "torch 2.10.0 is not supported: playground works with torch 2.11 to 2.15"),
-    ("torch", "2.16.0.dev20261201+cpu", "torch 2.16.0.dev20261201+cpu is not supported: playground works with torch 2.11 to 2.15"),
+    ("torch", "2.10.0", "torch 2.10.0 is not supported: playground works with torch 2.11 to 2.14 (2.15 untested)"),
+    ("torch", "2.16.0.dev20261201+cpu", "torch 2.16.0.dev20261201+cpu is not supported: playground works with torch 2.11 to 2.14 (2.15 untested)"),
     ("triton", "3.5.1", "triton 3.5.1 is not supported: playground works with triton 3.6 to 3.9"),
     ("triton", "3.10.0", "triton 3.10.0 is not supported: playground works with triton 3.6 to 3.9")])
 def test_another_release_is_one_line_naming_it_and_the_range(package, version, names):
