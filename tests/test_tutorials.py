@@ -154,6 +154,34 @@ def test_harness_catches_a_missing_expectation_and_a_wrong_exit(tmp_path):
     assert regen.problems(second, regen.run(second)) == ["exit status 3, expected 0"]
 
 
+def test_figures_of_one_triton_release_are_compared_under_it_alone(tmp_path):
+    installed = regen.triton_release()
+    path = _doc(tmp_path, f"""\
+        ```bash
+        echo 73 MLIR passes
+        ```
+        <!-- figures-of: triton {installed} -->
+        <!-- expect: 80 MLIR passes -->
+
+        ```bash
+        echo 73 MLIR passes; exit 3
+        ```
+        <!-- figures-of: triton 2.0 -->
+        <!-- expect: 80 MLIR passes -->
+        """)
+    here, other = regen.parse(path)
+    assert regen.problems(here, regen.run(here)) == ["output lacks '80 MLIR passes'"]
+    # another release's binary: the exit status still counts, the figures do not
+    assert regen.problems(other, regen.run(other)) == ["exit status 3, expected 0"]
+
+
+def test_the_lessons_figures_are_of_the_triton_the_suite_installs():
+    pinned = {b.figures_of for p in regen.lesson_files() for b in regen.parse(p) if b.figures_of}
+    assert pinned == {"3.9"}
+    if regen.triton_release() != "3.9":
+        pytest.skip(f"Triton {regen.triton_release()} here: the lessons' figures are compared under 3.9 (.venv)")
+
+
 def test_harness_runs_python_blocks_and_honours_exit_and_expect_not(tmp_path):
     path = _doc(tmp_path, """\
         ```python

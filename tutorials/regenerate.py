@@ -18,6 +18,10 @@ The markup, after a ```bash or ```python block (each on its own line):
     <!-- expect-not: TEXT -->    the output must not contain TEXT
     <!-- exit: N -->             the exit status it must end with (default 0)
     <!-- skip: REASON -->        not run; a REASON naming "CUDA GPU" runs where one is present
+    <!-- figures-of: triton X.Y --> the expectations pin figures of that Triton release's binaries
+                                 (a pass count, a register peak): under another release the
+                                 block must still run to its exit status, and its figures are
+                                 not compared, as another compiler builds another binary
     <!-- exercise: mine.py start=PATH solution=PATH -->
                                  the learner's file: the harness runs the block with the
                                  solution in its place (it must pass) and with the starting
@@ -98,6 +102,7 @@ class Block:
     expect_not: list[str] = field(default_factory=list)
     exit: int = 0
     skip: str | None = None
+    figures_of: str | None = None  # the Triton release ("3.9") whose binaries the expectations describe
     exercise: dict[str, str] = field(default_factory=dict)   # mine, start, solution
     output_filters: list[tuple[str, str]] | None = None
     output_span: tuple[int, int] | None = None   # 0-based [start, end) of the ```text block, fences included
@@ -184,6 +189,11 @@ def _apply(block: Block, key: str, value: str, where: str) -> None:
         if not value:
             raise ValueError(f"{where}: a skip needs its reason")
         block.skip = value
+    elif key == "figures-of":
+        m = re.fullmatch(r"triton (\d+\.\d+)", value)
+        if not m:
+            raise ValueError(f"{where}: figures-of names a release, as in 'triton 3.9'")
+        block.figures_of = m.group(1)
     elif key == "exercise":
         mine, *pairs = value.split()
         block.exercise = {"mine": mine, **dict(p.partition("=")[::2] for p in pairs)}
@@ -201,6 +211,15 @@ def _apply(block: Block, key: str, value: str, where: str) -> None:
             block.output_filters.append((name, arg))
     else:
         raise ValueError(f"{where}: unknown directive '{key}'")
+
+
+def triton_release() -> str | None:
+    """The installed Triton's major.minor, read from the package metadata of the Python that runs the blocks."""
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        return ".".join(version("triton").split(".")[:2])
+    except PackageNotFoundError:
+        return None
 
 
 def environment() -> dict:
@@ -227,6 +246,8 @@ def problems(block: Block, result: Result) -> list[str]:
     found = []
     if result.exit != block.exit:
         found.append(f"exit status {result.exit}, expected {block.exit}")
+    if block.figures_of and block.figures_of != triton_release():
+        return found
     found += [f"output lacks {text!r}" for text in block.expect if text not in result.output]
     found += [f"output matches nothing for /{rx}/" for rx in block.expect_re
               if not re.search(rx, result.output, re.MULTILINE)]
