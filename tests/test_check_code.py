@@ -42,7 +42,7 @@ def test_a_real_wrapper_passes_and_names_its_kernel():
               inputs=["a=fp32[32,781], b=fp32[32,781]"])
     assert v.ok, v.guards
     assert v.kind == "function" and v.kernels == ["_swiglu_forward_kernel"]
-    assert [c.label for c in v.cases] == ["seed 0", "seed 1", "spiky inputs", "another shape (32 -> 23, 781 -> 585)"]
+    assert [c.label for c in v.cases] == ["seed 0", "seed 1", "spiky inputs", "another shape (32 -> 23, 781 -> 585; odd)"]
     assert v.completed == v.launches == 4
     assert all(c.launches[0]["grid"] == [23 if "another" in c.label else 32, 1, 1] for c in v.cases)
 
@@ -86,8 +86,8 @@ def test_strided_inputs_catch_a_kernel_that_assumes_contiguous_rows_and_sizes_by
     v = check(f"{DATA}/rms.py:rms_norm", "F.rms_norm(x, (N,), w, 1e-6)", quick=False, seeds=1,
               inputs=["x=fp16[M,N], w=fp16[N], eps=1e-6"], shapes=[{"M": 9, "N": 300}])
     by_label = {c.label: c for c in v.cases}
-    assert set(by_label) == {"seed 0", "large inputs", "negative inputs", "equal inputs", "spiky inputs",
-                             "strided tensors", "another shape (M=6, N=224)"}
+    assert set(by_label) == {"seed 0", "large inputs", "negative inputs", "positive inputs", "equal inputs",
+                             "spiky inputs", "strided tensors", "another shape (M=5, N=223; odd)"}
     strided = by_label["strided tensors"]
     assert strided.status == "fail" and strided.guards[0] == "layouts" and "memory" in strided.guards
     assert all(c.status == "pass" for label, c in by_label.items() if label != "strided tensors")
@@ -120,7 +120,7 @@ def test_integer_tensors_take_a_range_bools_a_density_and_values_may_be_torch_dt
     # every case keeps the range, and at another shape a bound that is a literal dimension follows it
     plan = cases.for_callable([arguments.parse_inputs("ids=int64[4,300] in [0,12), w=fp32[12,64]")], [], {}, 0, 1,
                               quick=False)
-    assert [c.label for c in plan][-1] == "another shape (64 -> 47, 12 -> 8, 300 -> 224)"
+    assert [c.label for c in plan][-1] == "another shape (64 -> 47, 12 -> 7, 300 -> 223; odd)"
     for case in plan:
         ids, w = dict(case.args)["ids"], dict(case.args)["w"]
         assert 0 <= int(ids.min()) and int(ids.max()) < w.shape[0], case.label

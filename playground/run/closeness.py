@@ -39,6 +39,7 @@ class OutputCheck:
     worst: float | None             # largest |got - expected| / (atol + rtol*|expected|): 1 is the edge
     problems: list[str] = field(default_factory=list)   # why it fails; empty when it passes
     warnings: list[str] = field(default_factory=list)
+    margin: dict | None = None      # check/margin.py: the error as a multiple of PyTorch's own, where measured
 
     @property
     def ok(self) -> bool:
@@ -78,14 +79,16 @@ def compare(name: str, got, expected, dtype: str, tol: tolerances.Tolerance, unw
 
 
 def _as_stored(e, dtype):
-    """The reference where the output's type cannot hold it: a value beyond its largest finite one
-    is infinite once stored (IEEE 754 overflow, round to nearest), so a kernel that stores inf
-    there is right. Everything else keeps its fp64 value."""
+    """The reference where the output's type cannot hold it: a value that rounds beyond the largest finite one
+    is infinite once stored (IEEE 754 overflow, round to nearest: from the largest finite value plus half an ulp,
+    check/margin.py), so a kernel that stores inf there is right, and one that stores the largest finite value
+    below that is right too. Everything else keeps its fp64 value."""
     import torch
+
+    from ..check.margin import overflow_threshold
     if not dtype.is_floating_point or dtype == torch.float64:
         return e
-    top = torch.finfo(dtype).max
-    return torch.where(e.abs() > top, torch.sign(e) * math.inf, e)
+    return torch.where(e.abs() >= overflow_threshold(dtype), torch.sign(e) * math.inf, e)
 
 
 def _explain(r: OutputCheck, g, e, unwritten=None) -> None:

@@ -7,6 +7,8 @@
   stable there (a spec names it).
 - negative: every value at most -1. A masked max whose masked-out lanes read 0 is right
   whenever a row holds a positive value, which N(0, 1) rows always do.
+- positive: every value at least 1, negative's mirror: a masked min whose masked-out lanes read 0 is
+  right whenever a row holds a negative value.
 - equal: each row one repeated value (a 1-D tensor: one value). Variance 0, every element the
   maximum at once: ties and divisions by a zero spread.
 - neg_inf: about a quarter of each row -inf, never a whole row (a spec names it where its
@@ -26,13 +28,14 @@ GENERATORS = {
     "large": "N(0, 1) x 100",
     "huge": "near the dtype's overflow",
     "negative": "all values <= -1",
+    "positive": "all values >= 1",
     "equal": "each row one value",
     "neg_inf": "rows with -inf entries",
     "extremes": "integer limits",
     "spiky": "N(0, 1), a few +-50..100",
 }
 SCALING = ("large", "huge", "spiky")      # generators that scale the values: check scales atol with the outputs
-FLOAT_DEFAULT = ("randn", "large", "negative", "equal")
+FLOAT_DEFAULT = ("randn", "large", "negative", "positive", "equal")
 INT_DEFAULT = ("randn", "extremes")
 
 
@@ -81,6 +84,8 @@ def draw(generator: str, dims: tuple, tdtype, gen):
             return choices[torch.randint(0, len(choices), dims, generator=gen)]
         if generator == "negative":
             return -torch.randint(1, 100, dims, generator=gen)
+        if generator == "positive":
+            return torch.randint(1, 100, dims, generator=gen)
         if generator == "equal":
             return _rows_equal(torch.randint(-100, 100, _row_shape(dims), generator=gen), dims)
         return torch.randint(-100, 100, dims, generator=gen)
@@ -94,6 +99,8 @@ def draw(generator: str, dims: tuple, tdtype, gen):
         return x.clamp(-1, 1) * (torch.finfo(tdtype).max / 4)
     if generator == "negative":
         return -(x.abs() + 1)
+    if generator == "positive":
+        return x.abs() + 1
     if generator == "equal":
         return _rows_equal(torch.randn(_row_shape(dims), generator=gen).double(), dims)
     if generator == "spiky":

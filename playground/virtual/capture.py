@@ -170,6 +170,8 @@ class Recorder:
                         self._interpret(jit, grid, values)
                     record["executed"] = True
                     self._repeats.ran(record["index"], launch_key, values, accesses)
+                    if watch.uninitialised_sites:
+                        record["masked_loads"] = dict(watch.uninitialised_sites)
                     if watch.findings:
                         record["findings"] = [str(f) for f in watch.findings]
                         for finding in record["findings"]:
@@ -456,9 +458,15 @@ def _bound(jit, args, kwargs) -> list:
     return list(bound.arguments.values())
 
 
+# `check` of real code (virtual/judge/child.py) turns this on: the masked-out lanes of `other`-less loads read poison
+# (run/sanitize.py's _poison), as a GPU's hold whatever was in its registers, so a result that depends on them shows
+POISON_MASKED_LANES = {"on": False}
+
+
 def _sanitizer(jit, values):
-    """memcheck and racecheck over the launch's tensor arguments (run/sanitize.py). No initcheck: it poisons what
-    `other`-less masked loads read, and only `check` has a second run to tell the difference."""
+    """memcheck and racecheck over the launch's tensor arguments (run/sanitize.py), and the `other`-less masked loads
+    recorded (initcheck's sites), their lanes poisoned where POISON_MASKED_LANES is on (`check`, not `run`: a run has
+    no reference to tell a poisoned answer by)."""
     from ..run.sanitize import Sanitizer
     tensors = {}
 
@@ -473,7 +481,7 @@ def _sanitizer(jit, values):
 
     for name, value in zip(jit.arg_names, values):
         add(name, value)
-    return Sanitizer.for_tensors(tensors, poison=False)
+    return Sanitizer.for_tensors(tensors, poison=POISON_MASKED_LANES["on"])
 
 
 def _current_test() -> str | None:

@@ -3,9 +3,11 @@
 The first case is the baseline (the first input set, the first seed, N(0, 1), contiguous). Every other case
 changes one thing, and is named for the guard it stands for, so a subject right on the baseline and wrong on a
 case is told which assumption it made:
-- seeds: the same inputs drawn again under other seeds (a cached, replayed or hard-coded answer fails);
+- seeds: the same inputs drawn again under other seeds (a cached, replayed or hard-coded answer fails); the
+  second seed's inputs are also given to the module the first case built (`again`), as a model serves one request
+  after another: an answer cached across calls shows there (the replayed guard);
 - shapes: another size (smaller and odd; problem.other_sizes), under a seed of its own;
-- values: the input classes `check` has (x100, all negative, equal rows) and spiky inputs (run/inputs.py), for
+- values: the input classes `check` has (x100, all negative, all positive, equal rows) and spiky inputs (run/inputs.py), for
   floating tensors: integer and bool tensors keep their range and density in every case (draws.tensors);
 - layouts: for a callable given --inputs, every tensor of two or more dimensions a strided view into a wider
   allocation (run only where the subject accepts it: a subject that refuses strided inputs is told so, not failed).
@@ -18,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from . import draws, problem as problems
 from .arguments import Inputs, TensorArg
 
-FULL_CLASSES = ("large", "negative", "equal", "spiky")
+FULL_CLASSES = ("large", "negative", "positive", "equal", "spiky")
 QUICK_CLASSES = ("spiky",)
 
 
@@ -36,10 +38,11 @@ class Case:
     literals: dict = field(default_factory=dict)    # sizes renamed in --init and --ref (literal dims: old -> new)
     problem: object = None       # KernelBench: the problem at these sizes (this process only)
     parameters: dict | None = None   # KernelBench: the reference's drawn parameters, by name (reference.py)
+    again: bool = False          # also run on the first case's module, built once (the replayed guard)
 
     def for_child(self) -> dict:
         return {"id": self.id, "seed": self.seed, "args": self.args, "init": self.init, "layout": self.layout,
-                "parameters": self.parameters}
+                "parameters": self.parameters, "again": self.again}
 
 
 def for_callable(sets: list[Inputs], shapes: list[dict], init: dict, seed: int, seeds: int, quick: bool) -> list[Case]:
@@ -64,12 +67,20 @@ def for_callable(sets: list[Inputs], shapes: list[dict], init: dict, seed: int, 
         other = _other_shape(inputs, sizes)
         if other is not None:
             other_inputs, other_sizes, literals = other
-            described = ", ".join(f"{k}={v}" for k, v in other_sizes.items() if sizes.get(k) != v) if \
-                other_sizes != sizes else ", ".join(f"{k} -> {v}" for k, v in literals.items())
+            described = problems.what_changed(sizes, other_sizes) if other_sizes != sizes else \
+                problems.what_changed({str(k): k for k in literals}, {str(k): v for k, v in literals.items()}).replace(
+                    "=", " -> ")
             case = _case(cases, f"another shape ({described})", "shapes", seed + seeds, "randn", None, other_sizes,
                          other_inputs, _init_at(init, other_sizes, literals))
             case.literals = literals
             cases.append(case)
+    return _mark_again(cases)
+
+
+def _mark_again(cases: list[Case]) -> list[Case]:
+    second = next((c for c in cases if c.guard == "seeds"), None)
+    if second is not None:
+        second.again = True
     return cases
 
 
@@ -89,11 +100,11 @@ def for_problem(base: problems.Problem, overrides: dict, seed: int, seeds: int, 
             other.inputs(seed)
         except Exception:         # noqa: BLE001 -- a problem that cannot run at these sizes: try the next
             continue
-        described = ", ".join(f"{k}={v}" for k, v in changed.items())
+        described = problems.what_changed(base.sizes, {**base.sizes, **changed})
         cases.append(_problem_case(cases, f"another shape ({described})", "shapes", seed + seeds, "randn", other,
                                    other_init))
         break
-    return cases
+    return _mark_again(cases)
 
 
 def _problem_case(cases, label, guard, seed, generator, problem, init) -> Case:

@@ -127,3 +127,24 @@ def _raw(tensor, bits):
     import torch
     storage = tensor.untyped_storage()
     return torch.empty(0, dtype=torch.uint8).set_(storage).view(bits)
+
+
+def match_parameters(subject: list, reference: dict | None) -> dict:
+    """How the subject's floating parameters [(name, shape)] take the reference's {name: {"shape", ...}}, as a
+    user expects: by name where name and shape agree; the rest, in the module tree's order, where what is left on
+    both sides has the same shapes in the same order (what load_state_dict would need after a rename). Returns
+    {"by": "name" | "order" | "name and order" | "none", "pairs": {subject name: reference name},
+    "unmatched_subject": [...], "unmatched_reference": [...]}."""
+    if reference is None:
+        return {"by": "none", "pairs": {}, "unmatched_subject": [], "unmatched_reference": []}
+    pairs = {n: n for n, shape in subject if n in reference and tuple(reference[n]["shape"]) == tuple(shape)}
+    left = [(n, tuple(shape)) for n, shape in subject if n not in pairs]
+    others = [(n, tuple(spec["shape"])) for n, spec in reference.items() if n not in pairs.values()]
+    by_order = bool(left) and len(left) == len(others) and all(a[1] == b[1] for a, b in zip(left, others))
+    if by_order:
+        pairs.update({a[0]: b[0] for a, b in zip(left, others)})
+        left, others = [], []
+    by = ("name and order" if any(k != v for k, v in pairs.items()) and any(k == v for k, v in pairs.items())
+          else "order" if by_order else "name" if pairs else "none")
+    return {"by": by, "pairs": pairs, "unmatched_subject": [n for n, _ in left],
+            "unmatched_reference": [n for n, _ in others]}

@@ -27,8 +27,9 @@ cannot run code here), so nothing the subject patched in its own process reaches
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
+from ...check import margin
+from ...check.registry import VALUE_GUARDS, Finding  # noqa: F401 -- judge.py reads both here
 from ...core import dtypes
 from ...run import closeness, tolerances
 from ...run.inputs import SCALING
@@ -37,13 +38,6 @@ from . import draws
 SCALE_MARGIN = 10.0
 
 
-@dataclass
-class Finding:
-    guard: str
-    message: str
-
-    def as_dict(self) -> dict:
-        return {"guard": self.guard, "message": self.message}
 
 
 def compare_case(case, ran: dict, saved: dict, expected, settings: dict, baseline_scale: dict,
@@ -59,6 +53,7 @@ def compare_case(case, ran: dict, saved: dict, expected, settings: dict, baselin
         findings.append(Finding("form", f"returned {_names(described) or 'nothing'}; the reference returns "
                                         f"{', '.join(n for n, _ in want) or 'nothing'}"))
     form = {f["name"]: f for f in expected.form or []}
+    native = {n: t for n, t in expected.native if isinstance(t, torch.Tensor)}
     for name, e in want:
         g = got.get(name)
         if g is None:
@@ -66,7 +61,8 @@ def compare_case(case, ran: dict, saved: dict, expected, settings: dict, baselin
         findings += _form(name, described.get(name, {}), g, e, form.get(name))
         if list(g.shape) != list(e.shape):
             continue
-        check, more = _values(name, g, e, case, settings, baseline_scale, others.get(name, []))
+        check, more = _values(name, g, e, case, settings, baseline_scale, others.get(name, []),
+                              native.get(name), expected.no_fp64 or expected.no_native)
         checks.append(check)
         findings += more
     findings += _backward(case, saved, expected, settings, baseline_scale)
@@ -95,7 +91,8 @@ def _form(name: str, described: dict, g, e, form: dict | None) -> list[Finding]:
     return out
 
 
-def _values(name: str, g, e, case, settings: dict, baseline_scale: dict, other_answers: list):
+def _values(name: str, g, e, case, settings: dict, baseline_scale: dict, other_answers: list, native=None,
+            no_yardstick: str | None = None):
     import torch
     findings = []
     stale = draws.poisoned(g)
@@ -103,8 +100,30 @@ def _values(name: str, g, e, case, settings: dict, baseline_scale: dict, other_a
         findings.append(Finding("memory", f"{name}: {int(stale.sum())} of {g.numel()} elements still hold the "
                                           f"poison fresh GPU memory was filled with: never written"))
     dtype = _dtype_name(g.dtype)
-    tol = tolerance(dtype, case, settings, e, baseline_scale.get(name))
+    told = settings.get("atol") is not None or settings.get("rtol") is not None
+    usable = native is not None and list(native.shape) == list(e.shape) and not told and \
+        g.dtype.is_floating_point and native.is_floating_point()
+    tol = tolerance(dtype, case, settings, e, baseline_scale.get(name), by_length=not usable)
     check = closeness.compare(name, g, e, dtype, tol, unwritten=stale)
+    if usable:
+        yardstick = native.to(g.dtype) if native.dtype != g.dtype else native
+        measured = margin.measure(g, e, yardstick)
+        if measured is not None:
+            check.margin = measured.as_dict()
+            if not measured.ok:
+                findings.append(Finding("tolerance", f"{name}: {measured.describe()}"))
+        # the table is a bar PyTorch itself clears in this dtype, or it is no bar here (a sum that cancels to
+        # near zero misses an atol not scaled by length, in PyTorch's hands too): margin.py's second test
+        own = closeness.compare(name, yardstick, e, dtype, tol)
+        if own.mismatches and check.mismatches:
+            check.problems = [p for p in check.problems if "differ by more than" not in p]
+            check.mismatches = 0
+        if check.margin is not None:
+            check.margin["table"] = (f"not applied: PyTorch's own output misses it at {own.mismatches} of "
+                                     f"{own.total} elements" if own.mismatches else "applied")
+    elif not told and g.dtype.is_floating_point:
+        check.warnings.append(f"judged by the table alone ({tol.describe()}, atol by the longest dimension): "
+                              f"{no_yardstick or 'no PyTorch run in this dtype to measure against'}")
     stored = closeness._as_stored(e.double(), g.dtype)
     g64 = g.double()
     nan_wrong = int((torch.isnan(g64) != torch.isnan(stored)).sum())
@@ -121,14 +140,16 @@ def _values(name: str, g, e, case, settings: dict, baseline_scale: dict, other_a
     return check, findings
 
 
-def tolerance(dtype: str, case, settings: dict, expected, baseline_max: float | None) -> tolerances.Tolerance:
-    """--atol/--rtol when given; else the dtype's row of run/tolerances.py, atol scaled by the longest input
-    dimension (a callable's reduction length is not known; no single reduction sums more) and, under the input
-    classes that scale values, by how much larger the outputs are than at the baseline."""
+def tolerance(dtype: str, case, settings: dict, expected, baseline_max: float | None,
+              by_length: bool = True) -> tolerances.Tolerance:
+    """--atol/--rtol when given; else the dtype's row of run/tolerances.py and, under the input classes that scale
+    values, atol scaled by how much larger the outputs are than at the baseline. With `by_length` (no PyTorch run
+    in the dtype to measure against, check/margin.py) atol is also scaled by the longest input dimension (a
+    callable's reduction length is not known; no single reduction sums more)."""
     import torch
     base = tolerances.TABLE.get(dtype, tolerances.TABLE["fp32"])
     longest = max([max(v.shape, default=1) for _, v in case.args if isinstance(v, torch.Tensor)] or [1])
-    atol, rtol = base.atol * longest, base.rtol
+    atol, rtol = base.atol * (longest if by_length else 1), base.rtol
     if case.generator in SCALING and baseline_max:
         finite = expected[torch.isfinite(expected)]
         largest = float(finite.abs().max()) if finite.numel() else 0.0
@@ -233,7 +254,25 @@ def unrun(launches: list[dict]) -> list[Finding]:
                                                         if more else ""))]
 
 
-VALUE_GUARDS = ("memory", "nonfinite", "tolerance", "scale", "backward")    # what unwritten outputs set off
+def masked(launches: list[dict], findings: list) -> list:
+    """The masked guard: a case whose values are wrong, from launches that loaded masked-out lanes with no `other=`.
+    Those lanes are undefined on a GPU; here they held poison (NaN, then +-the largest value, run/sanitize.py), so
+    a result that depends on them misses the reference. Said only where a value guard fired: an `other`-less load
+    whose lanes never reach an output (an elementwise kernel's) is no bug."""
+    if not any(f.guard in ("tolerance", "nonfinite", "scale") for f in findings):
+        return []
+    sites: dict = {}
+    for r in launches:
+        for line, lanes in (r.get("masked_loads") or {}).items():
+            sites[line] = sites.get(line, 0) + lanes
+    if not sites:
+        return []
+    where = ", ".join(f"{line} ({lanes} lanes)" for line, lanes in list(sites.items())[:3])
+    return [Finding("masked", f"loads with a mask and no other= read masked-out lanes at {where}; a GPU leaves "
+                              f"them undefined, so they held poison here, and the outputs miss the reference: give "
+                              f"each load an other= its computation tolerates (0 for a sum, +inf for a min)")]
+
+
 
 
 def launch_findings(launches: list[dict], require_triton: bool) -> list[Finding]:

@@ -243,11 +243,18 @@ def _judge(verdict: Verdict, shared: Plan, answer: dict | None, results: Path, c
             cv.status, cv.note = "skip", f"the reference cannot run this case: {expected.error}"
             verdict.cases.append(cv)
             continue
+        cv.parameters = ran.get("parameter_mapping")
+        if cv.parameters and cv.parameters["unmatched_reference"]:
+            cv.status, cv.note = "error", "not judged: the subject's parameters do not take the reference's"
+            cv.findings = [guards.Finding("parameters", _unmatched(cv.parameters))]
+            verdict.cases.append(cv)
+            continue
         saved = torch.load(results / f"case-{case.id}.pt", weights_only=True)
         answers[case.id] = dict(saved.get("outputs") or [])
         others = _other_answers(case, shared.cases, expected_by_id)
         cv.findings, cv.outputs = guards.compare_case(case, ran, saved, expected, settings, baseline_scale, others)
         cv.findings += guards.launch_findings(launches, False)
+        cv.findings = guards.masked(launches, cv.findings) + cv.findings      # first: it says why the rest fired
         unrun = guards.unrun(launches)
         if unrun:                  # the outputs hold what the kernel left unwritten: no value says anything
             answers.pop(case.id)
@@ -259,6 +266,7 @@ def _judge(verdict: Verdict, shared: Plan, answer: dict | None, results: Path, c
         verdict.cases.append(cv)
     _attribute(verdict.cases)
     verdict.findings += _replayed(shared.cases, answers, expected_by_id)
+    verdict.findings += _called_again(answer.get("again"), shared.cases, answers, expected_by_id, results)
     baseline = verdict.cases[0] if verdict.cases else None
     if baseline is not None and baseline.status == "skip":
         verdict.findings.append(guards.Finding("reference", f"the baseline case could not be judged: {baseline.note}"
@@ -327,6 +335,40 @@ def _replayed(case_list, answers: dict, expected_by_id: dict) -> list:
             if not constant and torch.equal(got, other) and not torch.equal(ref_a, ref_b):
                 return [guards.Finding("seeds", f"{name}: the same answer, bit for bit, at {a.label} and {b.label}, "
                                                 f"whose references differ: replayed, not computed")]
+    return []
+
+
+def _unmatched(mapping: dict) -> str:
+    theirs, ours = mapping["unmatched_reference"], mapping["unmatched_subject"]
+    return (f"the reference's {', '.join(theirs)} match{'es' if len(theirs) == 1 else ''} no parameter of the "
+            f"subject by name, nor by the module tree's order and shapes" +
+            (f" (the subject's unmatched: {', '.join(ours)})" if ours else " (the subject has no other parameter)"))
+
+
+def _called_again(again: dict | None, case_list, answers: dict, expected_by_id: dict, results: Path) -> list:
+    """The replayed guard: the module the first case built, called again on the second seed's inputs, must not
+    answer what it answered the first time where the two references differ (an answer cached across calls, keyed
+    by the input's shape or address, that a fresh module per case never shows)."""
+    import torch
+    if not again or again.get("status") != "ran" or not case_list or case_list[0].id not in answers:
+        return []
+    first, case_id = case_list[0], again["id"].removesuffix("-again")
+    path = results / f"case-{again['id']}.pt"
+    if case_id not in expected_by_id or not path.exists():
+        return []
+    got = dict(torch.load(path, weights_only=True).get("outputs") or [])
+    for name, answer in got.items():
+        before = answers[first.id].get(name)
+        ref_first = dict(expected_by_id[first.id].outputs).get(name)
+        ref_now = dict(expected_by_id[case_id].outputs).get(name)
+        if before is None or ref_first is None or ref_now is None or answer.shape != before.shape:
+            continue
+        constant = answer.numel() < 2 or bool((answer == answer.flatten()[0]).all())     # the scale guard's case
+        if not constant and torch.equal(answer, before) and not torch.equal(ref_first, ref_now):
+            label = next((c.label for c in case_list if c.id == case_id), case_id)
+            return [guards.Finding("replayed", f"{name}: called again on {label}'s inputs, the module built for "
+                                               f"{first.label} answered what it answered there, bit for bit, "
+                                               f"where the references differ: an answer kept from an earlier call")]
     return []
 
 

@@ -74,18 +74,48 @@ def is_problem(path: str | Path) -> bool:
 
 
 def other_sizes(sizes: dict) -> list[dict]:
-    """Other sizes to try, in order, for the `shapes` guard: each size of at least SMALLEST_PERTURBED made
-    smaller and odd (3/4 of it, minus one: 16384 -> 12287, 16 -> 11), then halved where an odd size breaks a
-    divisibility the problem needs (heads dividing a width)."""
-    def odd(n): return max(1, n - n // 4 - 1)
+    """Other sizes to try, in order, for the `shapes` guard. First, each size of at least SMALLEST_PERTURBED changed
+    on its own: about 3/4 of it, odd (a multiple of no power-of-two block, so every tile has a remainder), and no
+    two alike (sizes that were equal become unequal, so a square weight read with the wrong stride shows: 64, 64 ->
+    47, 45). Then, where an odd size breaks a divisibility the problem needs (heads dividing a width), each
+    halved."""
     def half(n): return max(1, n // 2)
     out = []
-    for change in (odd, half):
-        changed = {k: change(v) for k, v in sizes.items()
-                   if isinstance(v, int) and not isinstance(v, bool) and v >= SMALLEST_PERTURBED}
+    for changed in (_asymmetric(sizes), {k: half(v) for k, v in _perturbed(sizes).items()}):
         if changed and changed not in out:
             out.append(changed)
     return out
+
+
+def _perturbed(sizes: dict) -> dict:
+    return {k: v for k, v in sizes.items() if isinstance(v, int) and not isinstance(v, bool) and v >= SMALLEST_PERTURBED}
+
+
+def _asymmetric(sizes: dict) -> dict:
+    taken = {v for k, v in sizes.items() if k not in _perturbed(sizes)}
+    out = {}
+    for k, v in _perturbed(sizes).items():
+        n = v - v // 4 - 1
+        n -= 1 - n % 2                      # odd
+        while n in taken and n > 2:
+            n -= 2
+        out[k] = max(1, n)
+        taken.add(out[k])
+    return out
+
+
+def what_changed(before: dict, after: dict) -> str:
+    """'in_features=47, out_features=45; odd, equal sizes made unequal': the sizes a case changed, and the
+    assumptions that change breaks."""
+    changed = {k: v for k, v in after.items() if before.get(k) != v}
+    said = ", ".join(f"{k}={v}" for k, v in changed.items())
+    broken = []
+    if changed and all(v % 2 for v in changed.values()):
+        broken.append("odd")
+    equal_before = {(a, b) for a in changed for b in changed if a < b and before.get(a) == before.get(b)}
+    if any(after[a] != after[b] for a, b in equal_before):
+        broken.append("equal sizes made unequal")
+    return said + (f"; {', '.join(broken)}" if broken else "")
 
 
 def _sizes(tree: ast.Module) -> dict:

@@ -28,6 +28,10 @@ class Expected:
     form: list | None = None                        # [{"name", "shape", "dtype"}] at the inputs' dtypes
     grads: list = field(default_factory=list)       # [(name, fp64 tensor)] with --backward
     error: str | None = None                        # the reference itself failed here
+    native: list = field(default_factory=list)      # [(name, tensor)]: PyTorch in the inputs' own dtypes, the
+    #                                                 yardstick of check/margin.py
+    no_fp64: str | None = None                      # why `outputs` are the native run's, upcast: no fp64 kernel
+    no_native: str | None = None                    # why there is no yardstick (PyTorch failed in the dtype)
 
 
 class Reference:
@@ -61,12 +65,38 @@ class Reference:
         the child reported of the case (the parameters the subject's module drew)."""
         try:
             form = self._form(case, ran)
+        except UserError:
+            raise
+        native, no_native = self._attempt(lambda: self._native(case, ran))
+        try:
             values, grads = self._values(case, ran, backward)
-            return Expected(values, form, grads)
+            return Expected(values, form, grads, native=native or [], no_native=no_native)
         except UserError:
             raise
         except Exception as e:       # noqa: BLE001 -- the reference failing at a case is reported, not raised
-            return Expected(error=f"{type(e).__name__}: {' '.join(str(e).split())}"[:300])
+            why = _one_line(e)
+            if native is None or backward:
+                return Expected(error=why)
+            # no fp64 kernel for some op: the native run is the answer, and the table alone judges (margin.py)
+            upcast = [(n, t.double() if isinstance(t, torch_tensor()) else t) for n, t in native]
+            return Expected(upcast, form, no_fp64=why)
+
+    @staticmethod
+    def _attempt(run):
+        try:
+            return run(), None
+        except UserError:
+            raise
+        except Exception as e:       # noqa: BLE001 -- PyTorch itself fails here: said, not raised
+            return None, _one_line(e)
+
+    def _native(self, case, ran: dict) -> list:
+        """The reference as PyTorch runs it: the inputs (and the model) in their own dtypes, on the CPU."""
+        import torch
+        args = [(n, v.clone() if isinstance(v, torch.Tensor) else v) for n, v in case.args]
+        call, _ = self._call(case, ran, args, None, False)
+        with torch.no_grad():
+            return [(n, t.detach() if isinstance(t, torch.Tensor) else t) for n, t in flatten(call())]
 
     def _values(self, case, ran: dict, backward: bool):
         import torch
@@ -146,6 +176,15 @@ def load(text: str, kernelbench_problem=None) -> Reference:
         return Reference("expression", text)
     except SyntaxError as e:
         raise UserError(f"'{text}': neither FILE.py:NAME nor a Python expression ({e.msg})", param="ref") from None
+
+
+def torch_tensor():
+    import torch
+    return torch.Tensor
+
+
+def _one_line(e: Exception) -> str:
+    return f"{type(e).__name__}: {' '.join(str(e).split())}"[:300]
 
 
 def flatten(returned, prefix: str = "out") -> list:

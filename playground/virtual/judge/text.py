@@ -6,6 +6,7 @@ import os
 import sys
 
 from ... import text as painting
+from ...check import margin
 from .verdict import Verdict, Verdicts
 
 def paint(text: str, style: str) -> str:
@@ -31,13 +32,20 @@ def _one(v: Verdict, debug: bool) -> list[str]:
         word, colour = MARK[c.status]
         launched = _launches(c.launches)
         out.append(f"  {paint(word, colour):<6} {c.label}" + (f"  [{', '.join(c.guards)}]" if c.guards else "") +
-                   (f"  {launched}" if launched else ""))
+                   _multiple(c.outputs) + (f"  {launched}" if launched else ""))
         for f in [f for f in c.findings if not any(m.startswith(f.message) for m in said)][:6]:
             out.append(f"         {f.guard}: {f.message}")
         for warning in dict.fromkeys(w for o in c.outputs for w in o.warnings):
             out.append(paint(f"         warning: {warning}", "yellow"))
         if c.note:
             out.append(f"         {c.note}")
+    mapping = next((c.parameters for c in v.cases if c.parameters), None)
+    if mapping and mapping["by"] != "none":
+        renamed = [f"{k} <- {r}" for k, r in mapping["pairs"].items() if k != r]
+        out.append(f"  parameters: the reference's, matched by {mapping['by']}" +
+                   (f" ({', '.join(renamed[:6])}{' ...' if len(renamed) > 6 else ''})" if renamed else "") +
+                   (f"; the subject's own, kept as built: {', '.join(mapping['unmatched_subject'])}"
+                    if mapping["unmatched_subject"] and not mapping["unmatched_reference"] else ""))
     sizes = {tuple(sorted(s["sizes"].items())) for s in v.sizes}
     if sizes:
         out.append("  sizes checked: " + "; ".join(", ".join(f"{k}={val}" for k, val in s) for s in sorted(sizes)))
@@ -63,6 +71,16 @@ def _one(v: Verdict, debug: bool) -> list[str]:
         (f"; guards fired: {', '.join(fired)}" if fired else "")
     out.append(paint(f"{verdict}: {passed} of {len(v.cases)} cases pass{fired}", "green" if v.ok else "red"))
     return [line for line in out if line]
+
+
+def _multiple(outputs: list) -> str:
+    """The case's largest error as a multiple of PyTorch's own in the same dtype (check/margin.py)."""
+    measured = [o.margin for o in outputs if o.margin and o.margin.get("multiple") is not None]
+    if not measured:
+        exact = [o.margin for o in outputs if o.margin]
+        return f"  error within {margin.FLOOR_ULPS:g} ulps (PyTorch exact)" if exact and all(m["ok"] for m in exact) else ""
+    worst = max(measured, key=lambda m: m["multiple"])
+    return f"  error {worst['multiple']:.2g}x PyTorch's"
 
 
 def _launches(launches: list[dict]) -> str:

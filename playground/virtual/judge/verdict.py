@@ -1,12 +1,8 @@
-"""The verdict of a check of real code, as data: each case's findings (guards.Finding), its comparisons and
+"""The verdict of a check of real code, as data: each case's findings (check/registry.Finding), its comparisons and
 launches, and the check's own (reach, containment, work), with the protections that were in force."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-
-GUARDS = ("form", "memory", "nonfinite", "tolerance", "scale", "inputs", "sanitizer", "work", "reach",
-          "containment", "seeds", "shapes", "values", "layouts", "backward", "load", "reference", "interpreter")
-
 
 @dataclass
 class CaseVerdict:
@@ -20,6 +16,8 @@ class CaseVerdict:
     launches: list = field(default_factory=list)     # {"kernel", "grid", "variant", "executed", ...}
     note: str | None = None           # why skipped, or the error
     seconds: float = 0.0              # the subject's call, in its process
+    parameters: dict | None = None    # KernelBench: how the subject's parameters took the reference's
+    #                                   (draws.match_parameters)
 
     @property
     def guards(self) -> list[str]:
@@ -29,7 +27,7 @@ class CaseVerdict:
         return {"id": self.id, "label": self.label, "stands_for": self.stands_for, "status": self.status,
                 "guards": self.guards, "findings": [f.as_dict() for f in self.findings],
                 "outputs": [asdict(o) for o in self.outputs], "launches": self.launches, "note": self.note,
-                "seconds": self.seconds}
+                "seconds": self.seconds, "parameters": self.parameters}
 
 
 @dataclass
