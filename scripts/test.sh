@@ -45,7 +45,7 @@ install_chromium() {
 # torch is pinned to 2.13.0: its CPU build is what these machines carry (a plain `torch` would
 # pull a multi-GB CUDA build). Triton is pinned to the versions the suite covers.
 stage "install chromium and chromium-driver (the browser tests)" install_chromium
-# `check --ref` runs untrusted code under bubblewrap where it is installed (virtual/judge/sandbox.py): read-only file
+# `check --ref` runs untrusted code under bubblewrap where it is installed (check/code/sandbox.py): read-only file
 # system, no network, a process namespace. Installed as chromium is; without it those protections are reported
 # missing and the test that needs them skips.
 install_bubblewrap() {

@@ -13,9 +13,11 @@ from conftest import invoke
 
 from playground.core import registry
 from playground.errors import UserError
-from playground.run import check, closeness, runner, tolerances, worker
-from playground.run import text as check_text
-from playground.run.tolerances import Tolerance
+from playground.check import kernel as check
+from playground.check import kernel_text as check_text
+from playground.core import closeness, tolerances
+from playground.core.tolerances import Tolerance
+from playground.run import runner, worker
 
 BROKEN = Path(__file__).parent / "broken_kernels"
 ON_CPU = worker.mode() == worker.INTERPRETER
@@ -234,8 +236,8 @@ def test_check_help():
 def test_check_passes_and_says_where_it_ran():
     r = invoke("check", "vector_add", "--quick", "--dtype", "fp16")
     assert r.exit_code == 0, r.output
-    # 3 quick cases, 3 more input classes and 1 layout (an offset) on the probe case, 3 sampled configs
-    assert "on interpreter (CPU), seed 0" in r.output and "10 passed" in r.output and "N=1041" in r.output
+    # 3 quick cases, 4 more input classes and 1 layout (an offset) on the probe case, 3 sampled configs
+    assert "on interpreter (CPU), seed 0" in r.output and "11 passed" in r.output and "N=1041" in r.output
     assert "sanitizers: memcheck, racecheck and initcheck watched every run" in r.output
     assert re.search(r"time: randn [\d.]+ s, large [\d.]+ s, negative", r.output)
     assert re.search(r"time went to: (starting the worker [\d.]+ s; )?launches [\d.]+ s \(memcheck [\d.]+ s, "
@@ -273,7 +275,7 @@ def test_several_workers_answer_in_the_plans_order(monkeypatch):
 def test_the_large_cases_take_the_largest_tiles_and_the_small_ones_everything_else():
     """The decisions of variants.py's docstring: input classes and layouts on the small cases, at every dtype;
     every config there, and on a larger case the QUICK_CONFIGS configs with the largest tiles."""
-    from playground.run import variants
+    from playground.check import variants
     from playground.run.cases import case_elements, split_case
     spec = registry.load(str(Path(__file__).parent / "data" / "welford_layernorm.py"))
     big, small = {"M": 300, "N": 781}, {"M": 48, "N": 200}
@@ -392,7 +394,7 @@ def test_check_without_torch_says_how_to_install_it(monkeypatch):
 def test_a_long_reduction_keeps_to_the_kernels_constraints():
     """gemm_tma's descriptors need 16-byte rows: its long reduction is the first length past 4113 that is a
     multiple of 8 (not a power of two); a kernel with no constraint keeps 4113."""
-    from playground.run import variants
+    from playground.check import variants
     tma = registry.load("gemm_tma")
     long = variants.long_reduction(tma, tma.quick_cases[0])
     assert long["K"] == 4120 and all(tma.constraints({**tma.default_shape, **long}, d, tma.meta) is None

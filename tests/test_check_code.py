@@ -14,7 +14,7 @@ import pytest
 from playground import report as schemas
 
 torch = pytest.importorskip("torch")
-from playground.virtual.judge import judge, problem, sandbox  # noqa: E402
+from playground.check.code import judge, problem, sandbox  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "check_code"
@@ -103,7 +103,7 @@ def test_the_reference_may_be_a_file_and_one_that_cannot_run_the_baseline_fails_
 
 # --- inputs as real code takes them, and what happened when the interpreter could not run a kernel -----
 def test_integer_tensors_take_a_range_bools_a_density_and_values_may_be_torch_dtypes():
-    from playground.virtual.judge import arguments, cases, draws
+    from playground.check.code import arguments, cases, draws
     parsed = arguments.parse_inputs("ids=int64[4,300] in [0,12), pos=i32[64] in (0,V], m=bool[64,128] p=0.1, "
                                     "w=fp32[12,64], n=int64[1000], dtype=torch.float32, causal=True, dims=(1, 2), "
                                     "how='mean', mode=sum, none=None")
@@ -146,7 +146,7 @@ def test_a_dtype_given_as_torch_float16_reaches_the_call_as_that_dtype():
 
 
 def test_a_kernel_the_interpreter_cannot_run_is_said_first_in_its_words_and_no_guard_is_blamed():
-    from playground.virtual.judge import text
+    from playground.check.code import text
     v = check(f"{DATA}/indexing.py:asm_copy", "x", seeds=1, inputs=["x=fp32[64]"])
     lines = text.lines(v)
     assert lines[2].startswith("  interpreter: _asm_copy_kernel: the interpreter cannot run this kernel: "

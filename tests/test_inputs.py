@@ -3,7 +3,8 @@ import pytest
 
 from playground.core import registry
 from playground.errors import UserError
-from playground.run import inputs, variants
+from playground.check import variants
+from playground.run import inputs
 
 torch = pytest.importorskip("torch")     # running kernels needs it; the Triton 3.6 stage has none
 

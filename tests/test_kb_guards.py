@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("torch")
-from playground.virtual.judge import judge  # noqa: E402
+from playground.check.code import judge  # noqa: E402
 
 KB = Path(__file__).resolve().parent / "data" / "kernelbench"
 MANIFEST = json.loads((KB / "MANIFEST.json").read_text())

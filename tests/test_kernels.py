@@ -9,7 +9,7 @@ import pytest
 from playground.core.config import resolve_config
 from playground.core import registry
 from playground.artefact.request import Request
-from playground.run import check
+from playground.check import kernel as check
 from playground.run.cases import describe_case, split_case
 
 SPECS = registry.load_all()

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from playground.core import registry
-from playground.run import check
-from playground.run.variants import KINDS
+from playground.check import kernel as check
+from playground.check.variants import KINDS
 
 PLANTED = Path(__file__).parent / "planted"
 NO_SANITIZERS = tuple(k for k in KINDS if k != "sanitizers")
@@ -116,7 +116,7 @@ def test_a_kernel_computing_in_fp16_fails_and_the_report_says_eager_pytorch_woul
 
 def test_scaled_inputs_scale_atol_with_the_outputs():
     """x100 inputs make a GEMM's outputs 10^4 larger, and a correct kernel's rounding with them."""
-    from playground.run.variants import Variant
+    from playground.check.variants import Variant
     spec = registry.load("gemm")
     plain = check.check_case(spec, {"M": 70, "N": 90, "K": 48}, "fp16")
     large = check.check_case(spec, {"M": 70, "N": 90, "K": 48}, "fp16", variant=Variant("values", "large", "large"))
@@ -128,7 +128,7 @@ def test_quick_picks_one_config_per_pattern_of_equal_and_unequal_tiles():
     """Six configs, one non-square: --quick must run it whatever the seed."""
     import copy
 
-    from playground.run import variants
+    from playground.check import variants
     spec = copy.copy(registry.load(str(PLANTED / "block_m_for_n.py")))     # the registry's own stays as it is
     spec.configs = [{"BLOCK_SIZE_M": m, "BLOCK_SIZE_N": n, "BLOCK_SIZE_K": 32, "num_warps": w}
                     for m, n, w in ((32, 32, 4), (64, 64, 4), (16, 16, 2), (32, 32, 8), (64, 64, 8), (32, 64, 4))]

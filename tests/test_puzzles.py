@@ -1,12 +1,12 @@
 """The puzzles of tutorials/puzzles/: every stub fails its check and every solution passes, through the library
-call `playground puzzle N` makes (run/puzzles.py); the command lists them, refuses an unknown number, and
+call `playground puzzle N` makes (check/puzzles.py); the command lists them, refuses an unknown number, and
 writes nothing into the puzzle folder."""
 import importlib.util
 
 import pytest
 from conftest import outcome
 
-from playground.run import puzzles
+from playground.check import puzzles
 
 PUZZLES = puzzles.all_puzzles()
 
@@ -88,11 +88,11 @@ def test_the_command_checks_in_place_and_writes_nothing_there():
     before = _folder()
     code, out, _ = outcome("puzzle", "2")
     assert code == 1
-    assert out.splitlines()[-1].startswith("puzzle 2 (add_scalar): not solved yet, 6 of 6 runs fail (first: "
+    assert out.splitlines()[-1].startswith("puzzle 2 (add_scalar): not solved yet, 7 of 7 runs fail (first: "
                                            "02_add_scalar [N=1] fp32); edit tutorials/puzzles/02_add_scalar.py")
     assert "never written" in out and "memcheck, racecheck and initcheck watched every run" in out
     code, out, _ = outcome("puzzle", "02", "--solution")
-    assert code == 0 and out.splitlines()[-1] == "puzzle 2 (add_scalar, the solution): solved, 6 of 6 runs pass"
+    assert code == 0 and out.splitlines()[-1] == "puzzle 2 (add_scalar, the solution): solved, 7 of 7 runs pass"
     assert _folder() == before
 
 

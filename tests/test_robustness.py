@@ -20,7 +20,7 @@ from playground.core import registry, targets
 from playground.artefact.request import Request
 from playground.errors import UserError
 from playground.report import render
-from playground.run import check
+from playground.check import kernel as check
 from playground.sweep import text as sweep_text
 from playground.sweep import triage
 

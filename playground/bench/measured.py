@@ -18,7 +18,8 @@ from .. import compat
 from ..core import devices, dtypes
 from ..errors import KernelFailure, UserError
 from ..figures import roofline
-from ..run import closeness, runner, tolerances
+from ..core import closeness, tolerances
+from ..run import runner
 from .timing import Timing, gbs, tflops
 
 SPEEDUP_GUARD = 10.0          # a Triton kernel 10x faster than PyTorch's is usually a broken comparison
@@ -254,7 +255,7 @@ def _prepare(spec, config, device: str = "cuda", row=None):
 
 
 def _mismatch(spec, config, got: dict, expected: dict) -> str:
-    """The check command's comparison (run/closeness.py, tolerances.for_output); "" when all outputs pass."""
+    """The check command's comparison (core/closeness.py, tolerances.for_output); "" when all outputs pass."""
     length = config.shape.get(spec.reduction_dim, 1) if spec.reduction_dim else 1
     problems = []
     for name in spec.outputs:

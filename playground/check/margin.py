@@ -19,7 +19,6 @@ The multiple (error / PyTorch's error) is reported for every output, so a user s
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 K = 4.0
@@ -69,13 +68,3 @@ def measure(got, fp64, pytorch, k: float = K) -> Margin | None:
     eps = torch.finfo(got.dtype).eps if got.dtype.is_floating_point else 0.0
     return Margin(error=float((g[finite] - e_f).abs().max()), pytorch=float((t[finite] - e_f).abs().max()),
                   floor=FLOOR_ULPS * eps * float(e_f.abs().max()), k=k)
-
-
-def overflow_threshold(dtype) -> float:
-    """The smallest magnitude that rounds to infinity when stored as `dtype`: its largest finite value plus half an
-    ulp there (IEEE 754 round to nearest, ties to even: the largest finite value has an odd significand, so the tie
-    itself goes up). fp16: 65504 + 16 = 65520; bf16: (2 - 2^-7) * 2^127 + 2^119."""
-    import torch
-    info = torch.finfo(dtype)
-    ulp_at_max = 2.0 ** math.floor(math.log2(info.max)) * info.eps
-    return info.max + ulp_at_max / 2

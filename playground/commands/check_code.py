@@ -1,4 +1,4 @@
-"""`check ... --ref`: the options and the call of a check of real code (virtual/judge), kept out of cmd_check so
+"""`check ... --ref`: the options and the call of a check of real code (check/code), kept out of cmd_check so
 that the command stays one screen."""
 from __future__ import annotations
 
@@ -47,14 +47,14 @@ options = stack(
 def run(ctx, subjects, ref, inputs, shape, init, sets, target, seed, seeds, quick, backward, allow_inplace,
         require_triton, atol, rtol, timeout, memory, no_sandbox, jobs, ray_address, trace_path, as_json,
         plain=False):
-    """`check ... --ref`: real code against PyTorch (virtual/judge)."""
+    """`check ... --ref`: real code against PyTorch (check/code)."""
     import os
 
     from .. import compat, report
     compat.check_torch()
     from ..core import params, targets
     from ..errors import UserError
-    from ..virtual.judge import judge, text
+    from ..check.code import judge, text
     from .common import refuse_overwrite
     if not subjects:
         raise UserError("name what to check: FILE.py:NAME, package.module:NAME or a KernelBench SOLUTION.py")

@@ -61,9 +61,9 @@ def command(ctx, kernels, all_kernels, quick, shape, dtype, meta, num_warps, num
     from .. import report
     from ..core import params, registry
     from ..errors import UserError
-    from ..run import check as correctness
-    from ..run import text as check_text
-    from ..run import variants
+    from ..check import kernel as correctness
+    from ..check import kernel_text as check_text
+    from ..check import variants
     if ref is not None:
         return check_code.run(ctx, kernels, ref, inputs, shape, init, sets, target, seed, seeds, quick, backward,
                            allow_inplace, require_triton, atol, rtol, timeout, memory, no_sandbox, jobs,

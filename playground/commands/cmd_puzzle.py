@@ -26,8 +26,8 @@ def command(ctx, number, solution, full, seed):
     playground check ./my_copy.py --quick    a copy of a puzzle, anywhere
     """
     from .. import text
-    from ..run import puzzles
-    from ..run import text as check_text
+    from ..check import kernel_text as check_text
+    from ..check import puzzles
     if number is None:
         rows = [[f"{p.number:02d}", p.name, p.statement, ", ".join(p.lessons)] for p in puzzles.all_puzzles()]
         click.echo("\n".join(text.table(["#", "puzzle", "what the kernel computes", "prepares lesson"], rows)))

@@ -59,7 +59,7 @@ class KernelSpec:
     configs: list[dict] = field(default_factory=list)      # the autotune space (meta + num_warps/stages)
     # input classes `check` runs beyond randn (run/inputs.py); empty: the default for the dtypes
     generators: tuple[str, ...] = ()
-    # layout variants `check` may run (run/variants.py: "transposed", "sliced", "offset"); None: all the args allow
+    # layout variants `check` may run (check/variants.py: "transposed", "sliced", "offset"); None: all the args allow
     layouts: tuple[str, ...] | None = None
     heuristics: Callable[[dict], dict] | None = None  # (shape) -> meta that depends on the shape
     tile_of: Callable[[int, dict, dict], tuple] | None = None  # (pid, shape, meta) -> the tile it owns

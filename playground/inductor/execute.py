@@ -11,7 +11,7 @@ for its graph's placeholders (L['a'], L['self']._modules['fc']._parameters['weig
 
 On a machine with a CUDA GPU (check_on_device) nothing is stood in: torch.compile runs the function
 on the device. The reference is eager PyTorch in fp64 on the same (rounded) inputs; the tolerance is the project's
-(run/tolerances.py), its atol scaled by the longest input dimension: the longest reduction a GEMM or
+(core/tolerances.py), its atol scaled by the longest input dimension: the longest reduction a GEMM or
 a row or column reduction makes. A sum over a whole tensor reduces more; its relative error stays
 within rtol. PLAYGROUND_FUSE_MUTATE="OLD=>NEW" edits every generated kernel's source before it runs,
 so that a test can show a wrong kernel is caught.
@@ -102,7 +102,7 @@ def _expected(fn, tensors: list) -> list:
 
 
 def _compare_outputs(got: list, expected: list, dtype_name: str, longest: int) -> list[dict]:
-    from ..run import closeness, tolerances
+    from ..core import closeness, tolerances
     from .plan import short_dtype
     outputs = []
     for n, (g, e) in enumerate(zip(got, expected)):

@@ -458,7 +458,7 @@ def _bound(jit, args, kwargs) -> list:
     return list(bound.arguments.values())
 
 
-# `check` of real code (virtual/judge/child.py) turns this on: the masked-out lanes of `other`-less loads read poison
+# `check` of real code (check/code/child.py) turns this on: the masked-out lanes of `other`-less loads read poison
 # (run/sanitize.py's _poison), as a GPU's hold whatever was in its registers, so a result that depends on them shows
 POISON_MASKED_LANES = {"on": False}
 

@@ -52,7 +52,7 @@ _DEVICE, _IS_CUDA = torch.Tensor.device, torch.Tensor.is_cuda
 _DATA, _GRAD = torch.Tensor.data, torch.Tensor.grad
 
 # torch ops skipped (shape only) inside a timing loop: the ones whose CPU cost explodes at GPU sizes.
-# torch's allocating factories: what they return is fresh memory (check's poison fills it: virtual/judge/draws.py)
+# torch's allocating factories: what they return is fresh memory (check's poison fills it: check/code/draws.py)
 FRESH_MEMORY = {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided"}
 
 SKIPPED_WHEN_TIMING = {"matmul", "mm", "bmm", "addmm", "baddbmm", "addbmm", "einsum", "linear", "__matmul__",

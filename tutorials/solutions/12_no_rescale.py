@@ -133,7 +133,7 @@ def _args(q, k, v, o, Z, H, N_CTX, D):
 # Memory traffic at best: read Q, K, V and write O once: 4*Z*H*N_CTX*D * element size. Each
 # program re-reads all of K and V, from L2 when they fit.
 # Tolerance: the scores are D-long dot products (reduction_dim), but the output's error comes
-# mostly from rounding p to 16 bits before P @ V; see the override in playground/run/tolerances.py.
+# mostly from rounding p to 16 bits before P @ V; see the override in playground/core/tolerances.py.
 SPEC = KernelSpec(
     name="flash_attention_no_rescale",
     kernel=flash_attention_kernel,

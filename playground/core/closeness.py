@@ -5,8 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from ..core import dtypes
-from . import tolerances
+from . import dtypes, tolerances
 
 FIRST = 5   # mismatching elements listed per output
 
@@ -81,14 +80,23 @@ def compare(name: str, got, expected, dtype: str, tol: tolerances.Tolerance, unw
 def _as_stored(e, dtype):
     """The reference where the output's type cannot hold it: a value that rounds beyond the largest finite one
     is infinite once stored (IEEE 754 overflow, round to nearest: from the largest finite value plus half an ulp,
-    check/margin.py), so a kernel that stores inf there is right, and one that stores the largest finite value
+    overflow_threshold), so a kernel that stores inf there is right, and one that stores the largest finite value
     below that is right too. Everything else keeps its fp64 value."""
     import torch
 
-    from ..check.margin import overflow_threshold
     if not dtype.is_floating_point or dtype == torch.float64:
         return e
     return torch.where(e.abs() >= overflow_threshold(dtype), torch.sign(e) * math.inf, e)
+
+
+def overflow_threshold(dtype) -> float:
+    """The smallest magnitude that rounds to infinity when stored as `dtype`: its largest finite value plus half an
+    ulp there (IEEE 754 round to nearest, ties to even: the largest finite value has an odd significand, so the tie
+    itself goes up). fp16: 65504 + 16 = 65520; bf16: (2 - 2^-7) * 2^127 + 2^119."""
+    import torch
+    info = torch.finfo(dtype)
+    ulp_at_max = 2.0 ** math.floor(math.log2(info.max)) * info.eps
+    return info.max + ulp_at_max / 2
 
 
 def _explain(r: OutputCheck, g, e, unwritten=None) -> None:

@@ -18,9 +18,11 @@ from ..core.registry import load, ref
 from ..artefact.request import Request
 from ..core.spec import KernelSpec
 from ..errors import UserError
-from . import runner, tolerances, variants, worker
-from .cases import case_elements, describe_case, split_case
-from .closeness import OutputCheck, at, compare
+from ..core import tolerances
+from ..core.closeness import OutputCheck, at, compare
+from ..run import runner, worker
+from ..run.cases import case_elements, describe_case, split_case
+from . import variants
 
 DEFAULT_CASE_SECONDS = 600.0          # per case in the interpreter: generous, but not forever
 # The most elements (all tensors together) a case the user did not ask for may have: 4M elements
@@ -235,7 +237,7 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
     device = "cuda" if run_mode == worker.CUDA else "cpu"
     sanitizing = sanitize and run_mode == worker.INTERPRETER
     if run_mode == worker.INTERPRETER:
-        from . import interpreter
+        from ..run import interpreter
         interpreter.install()            # bf16 math and grid dependency control as a GPU does them
 
     def launch(**options):
@@ -298,7 +300,7 @@ def _output_scales(spec: KernelSpec, config, seed: int, generator: str, run) -> 
     tolerances.py's atol is an absolute slack sized for N(0, 1) inputs; the rounding errors of a
     correct kernel grow with the magnitudes it handles (a GEMM's products are 10^4 times larger
     under x100), so the atol grows with the outputs. rtol needs no change. Never below 1."""
-    from . import inputs
+    from ..run import inputs
     if generator not in inputs.SCALING:
         return {}
     plain = runner.reference_outputs(spec, inputs.values(spec, config.shape, config.dtype, seed, "randn"),
@@ -352,7 +354,7 @@ def _warm() -> None:
     """What a worker's first run would import: torch, Triton's interpreter, the check itself (this module)."""
     import torch  # noqa: F401
     compat.reach("interpreter")
-    from . import sanitize  # noqa: F401
+    from ..run import sanitize  # noqa: F401
 
 
 def _run_plan(plan: list, one, slots: int, progress=None) -> list[CaseResult]:

@@ -1,6 +1,6 @@
 """The process the code under check runs in (started by sandbox.py; never imported by the CLI).
 
-    python -m playground.virtual.judge.child SETTINGS.json
+    python -m playground.check.code.child SETTINGS.json
 
 It is untrusted code's process: it holds no reference output and makes no verdict. In order, it
 - drops to the sandbox's limits (resource limits, the unprivileged user where sandbox.py chose one), then
@@ -42,11 +42,11 @@ def main(argv: list[str]) -> int:
     warnings.filterwarnings("ignore", message=".*TRITON_DEFAULT_FP_FUSION.*")
     import torch
 
-    from .. import session, torch_device
+    from ...virtual import session, torch_device
     from . import draws
     recorder = session.install_for_running(settings["target"]) if settings["target"] else session.install_native()
     if settings.get("poison", True):
-        from .. import capture
+        from ...virtual import capture
         torch_device._state["fresh_memory"] = draws.poison
         capture.POISON_MASKED_LANES["on"] = True
     answer = {"cases": [], "events": _EVENTS}

@@ -86,7 +86,7 @@ def check(number, solution: bool = False, full: bool = False, seed: int = 0, fol
     or all of them with `full`, every input class, layout and config, in the interpreter with the sanitizers.
     The Report's exit_code is 1 when any run fails."""
     from ..core import registry
-    from . import check as correctness
+    from . import kernel as correctness
     puzzle = find(number, folder)
     path = puzzle.file(solution)
     if not path.is_file():

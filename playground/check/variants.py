@@ -38,8 +38,8 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from . import inputs
-from .cases import case_elements, split_case
+from ..run import inputs
+from ..run.cases import case_elements, split_case
 
 QUICK_CONFIGS = 3
 QUICK_MAX = 6

@@ -125,7 +125,7 @@ def run(box: Sandbox, settings: dict, timeout: float) -> tuple[int | None, str]:
     if box.settings.get("drop_to"):
         os.chown(settings_file, *NOBODY)
     log = box.scratch / "stderr.log"
-    command = [*box.prefix, sys.executable, "-m", "playground.virtual.judge.child", str(settings_file)]
+    command = [*box.prefix, sys.executable, "-m", "playground.check.code.child", str(settings_file)]
     with open(log, "wb") as err:
         child = subprocess.Popen(command, env=box.env, cwd=box.scratch, stdin=subprocess.DEVNULL,
                                  stdout=err, stderr=err, start_new_session=True)

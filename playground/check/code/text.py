@@ -6,7 +6,7 @@ import os
 import sys
 
 from ... import text as painting
-from ...check import margin
+from .. import margin
 from .verdict import Verdict, Verdicts
 
 def paint(text: str, style: str) -> str:

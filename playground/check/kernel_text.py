@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import math
 
-from .cases import describe_case
-from .check import Report
-from .closeness import OutputCheck, at
+from ..core.closeness import OutputCheck, at
+from ..run.cases import describe_case
+from .kernel import Report
 
 _STYLE = {"pass": "green", "fail": "bold red", "error": "bold red", "skip": "yellow"}
 

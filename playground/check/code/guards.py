@@ -8,7 +8,7 @@ cannot run code here), so nothing the subject patched in its own process reaches
   the hope it holds someone's freed result, or a kernel that skips part of its output);
 - nonfinite: NaN and Inf exactly where the reference has them (NaN as a wildcard that `(diff > tol).any()` lets
   through);
-- tolerance: element by element within atol + rtol*|expected| (run/tolerances.py's table by dtype, atol scaled
+- tolerance: element by element within atol + rtol*|expected| (core/tolerances.py's table by dtype, atol scaled
   by the longest input dimension, the most a single reduction can sum; or --atol/--rtol);
 - scale: the output at least SCALE_MARGIN times closer (relative L2 error) to the reference than the best
   trivial answer: zeros, the best constant, an input of the same shape, the reference at another seed. Zeros
@@ -28,10 +28,9 @@ from __future__ import annotations
 
 import math
 
-from ...check import margin
-from ...check.registry import VALUE_GUARDS, Finding  # noqa: F401 -- judge.py reads both here
-from ...core import dtypes
-from ...run import closeness, tolerances
+from ...core import closeness, dtypes, tolerances
+from .. import margin
+from ..registry import VALUE_GUARDS, Finding  # noqa: F401 -- judge.py reads both here
 from ...run.inputs import SCALING
 from . import draws
 
@@ -142,7 +141,7 @@ def _values(name: str, g, e, case, settings: dict, baseline_scale: dict, other_a
 
 def tolerance(dtype: str, case, settings: dict, expected, baseline_max: float | None,
               by_length: bool = True) -> tolerances.Tolerance:
-    """--atol/--rtol when given; else the dtype's row of run/tolerances.py and, under the input classes that scale
+    """--atol/--rtol when given; else the dtype's row of core/tolerances.py and, under the input classes that scale
     values, atol scaled by how much larger the outputs are than at the baseline. With `by_length` (no PyTorch run
     in the dtype to measure against, check/margin.py) atol is also scaled by the longest input dimension (a
     callable's reduction length is not known; no single reduction sums more)."""
