@@ -1,10 +1,9 @@
-"""`check ... --ref`: the options and the call of a check of real code (check/code), kept out of cmd_check so
-that the command stays one screen."""
+"""`check ... --ref`: the options of a check of real code (check/code), kept out of cmd_check so that the command
+stays one screen."""
 from __future__ import annotations
 
 import click
 
-from .common import debug, progress
 from .options import stack
 
 options = stack(
@@ -43,42 +42,3 @@ options = stack(
                   help="With --ref: write the launches as a trace; `playground compile TRACE#N` opens each variant."),
 )
 
-
-def run(ctx, subjects, ref, inputs, shape, init, sets, target, seed, seeds, quick, backward, allow_inplace,
-        require_triton, atol, rtol, timeout, memory, no_sandbox, jobs, ray_address, trace_path, as_json,
-        plain=False):
-    """`check ... --ref`: real code against PyTorch (check/code)."""
-    import os
-
-    from .. import compat, report
-    compat.check_torch()
-    from ..core import params, targets
-    from ..errors import UserError
-    from ..check.code import judge, text
-    from .common import refuse_overwrite
-    if not subjects:
-        raise UserError("name what to check: FILE.py:NAME, package.module:NAME or a KernelBench SOLUTION.py")
-    if trace_path:
-        refuse_overwrite(trace_path, False)
-    label = targets.resolve(target).label if target else (None if targets.native() else "sm_90")
-    request = judge.Request(
-        subject=subjects[0], ref=ref, inputs=list(inputs), shapes=[params.parse_assignments(s, "shape") for s in shape],
-        init=init, sets=params.parse_assignments(sets, "set"), target=label, seed=seed,
-        seeds=seeds or (2 if quick else 3), quick=quick, backward=backward, allow_inplace=allow_inplace,
-        require_triton=require_triton, atol=atol, rtol=rtol, timeout=timeout,
-        memory_gb=memory or judge.DEFAULT_MEMORY_GB, contain=not no_sandbox, plain=plain)
-    with progress(not as_json, "checking") as tick:
-        if len(subjects) > 1 or ray_address:
-            outcome = judge.check_many(request, list(subjects), jobs or os.cpu_count() or 1, ray_address,
-                                       progress=tick)
-        else:
-            outcome = judge.check_one(request, progress=tick)
-    if trace_path and getattr(outcome, "trace", None):
-        from ..files import write_json
-        from ..virtual.launches import TRACE_FORMAT
-        write_json(trace_path, {"format": TRACE_FORMAT, **outcome.trace})
-    if as_json:
-        click.echo(report.to_json(outcome))
-    else:
-        click.echo("\n".join(text.lines(outcome, debug=debug(ctx))), color=True)
-    ctx.exit(outcome.exit_code)

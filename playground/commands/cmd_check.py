@@ -1,5 +1,8 @@
-"""playground check: a kernel against its PyTorch reference, on every case, input kind, layout and config."""
+"""playground check: a kernel against its PyTorch reference, on every case, input kind, layout and config; or real
+code against PyTorch (--ref). One Request, one call (check/request.py)."""
 from __future__ import annotations
+
+import os
 
 import click
 
@@ -59,37 +62,36 @@ def command(ctx, kernels, all_kernels, quick, shape, dtype, meta, num_warps, num
     playground check solutions/*.py --ref problem.py --json
     """
     from .. import report
-    from ..core import params, registry
-    from ..errors import UserError
-    from ..check import kernel as correctness
-    from ..check import kernel_text as check_text
-    from ..check import variants
+    from ..check import request as checking
+    from ..core import params, targets
     if ref is not None:
-        return check_code.run(ctx, kernels, ref, inputs, shape, init, sets, target, seed, seeds, quick, backward,
-                           allow_inplace, require_triton, atol, rtol, timeout, memory, no_sandbox, jobs,
-                           ray_address, trace_path, as_json, plain=plain)
-    for flag, given in (("--inputs", inputs), ("--init", init), ("--set", sets), ("--backward", backward),
-                        ("--require-triton", require_triton), ("--atol", atol), ("--rtol", rtol)):
-        if given:
-            raise UserError(f"{flag} belongs to a check of real code: give the reference with --ref")
-    if len(kernels) > 1:
-        raise UserError("name one kernel (see `playground list`); several files are solutions, checked with --ref")
-    kernel = kernels[0] if kernels else None
-    if all_kernels == bool(kernel):
-        raise UserError("name one kernel (see `playground list`) or pass --all, not both" if kernel
-                        else "name one kernel (see `playground list`) or pass --all")
-    if kernel and registry.trace_target(kernel):
-        raise UserError(f"{kernel}: a captured launch has no PyTorch reference to check against; the script's "
-                        f"own asserts are its check, and `playground run` runs them")
-    specs = registry.load_all() if all_kernels else [registry.load(kernel)]
+        from .. import compat
+        compat.check_torch()
+    if trace_path:
+        from .common import refuse_overwrite
+        refuse_overwrite(trace_path, False)
+    label = targets.resolve(target).label if target else (None if targets.native() else "sm_90")
+    request = checking.Request(
+        subjects=list(kernels), ref=ref, all_kernels=all_kernels, quick=quick, seed=seed, timeout=timeout,
+        plain=plain, shape=params.parse_assignments(shape, "shape") if ref is None else {}, dtype=dtype,
+        meta=params.parse_assignments(meta, "meta", strings=True), num_warps=num_warps, num_stages=num_stages,
+        interpreter=interpreter, sanitize=not no_sanitize, inputs=list(inputs),
+        shapes=[params.parse_assignments(s, "shape") for s in shape] if ref is not None else [], init=init,
+        sets=params.parse_assignments(sets, "set"), target=label, seeds=seeds, backward=backward,
+        allow_inplace=allow_inplace, require_triton=require_triton, atol=atol, rtol=rtol,
+        memory_gb=memory or checking.DEFAULT_MEMORY_GB, contain=not no_sandbox, jobs=jobs or os.cpu_count() or 1,
+        ray=ray_address)
     with progress(not as_json, "checking") as tick:
-        outcome = correctness.run_check(specs, all_kernels, quick, params.parse_assignments(shape, "shape"),
-                                        dtype, params.parse_assignments(meta, "meta", strings=True), num_warps,
-                                        num_stages, seed, interpreter, progress=tick, timeout=timeout,
-                                        kinds=variants.chosen(plain, no_sanitize))
+        outcome = checking.run(request, progress=tick)
+    if trace_path and getattr(outcome, "trace", None):
+        from ..files import write_json
+        from ..virtual.launches import TRACE_FORMAT
+        write_json(trace_path, {"format": TRACE_FORMAT, **outcome.trace})
     if as_json:
         click.echo(report.to_json(outcome))
     else:
-        click.echo("\n".join(check_text.lines(outcome, debug=debug(ctx))), color=True)   # rich chose the colours
+        from ..check import kernel_text
+        from ..check.code import text as code_text
+        lines = (code_text if ref is not None else kernel_text).lines(outcome, debug=debug(ctx))
+        click.echo("\n".join(lines), color=True)   # rich chose the colours
     ctx.exit(outcome.exit_code)
-

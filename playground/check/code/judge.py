@@ -14,43 +14,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ...errors import UserError
+from ..request import DEFAULT_MEMORY_GB, Request  # noqa: F401 -- the check's one Request, named here too
 from . import arguments, cases as plans, guards, problem as problems, reference as references, sandbox
 from .verdict import CaseVerdict, Verdict, Verdicts
-
-DEFAULT_MEMORY_GB = 16.0        # torch, Triton and LLVM reserve about 5 GB of address space before any work
-
-
-@dataclass
-class Request:
-    subject: str                          # FILE.py:NAME, package.module:NAME, or a KernelBench SOLUTION.py
-    ref: str                              # an expression, FILE.py:NAME, or a KernelBench PROBLEM.py
-    inputs: list = field(default_factory=list)   # --inputs texts
-    shapes: list = field(default_factory=list)   # --shape sets
-    init: str | None = None
-    sets: dict = field(default_factory=dict)     # --set, for a KernelBench problem
-    target: str | None = "sm_90"          # a target label; None: this machine's GPU
-    seed: int = 0
-    seeds: int | None = None              # None: 2 with quick, else 3
-    quick: bool = False
-    backward: bool = False
-    allow_inplace: bool = False
-    require_triton: bool = False
-    atol: float | None = None
-    rtol: float | None = None
-    timeout: float = 600.0
-    memory_gb: float = DEFAULT_MEMORY_GB
-    contain: bool = True
-    plain: bool = False                   # the baseline case alone, unsandboxed, no poison: what guards cost is
-    #                                       measured against this (benchmarks/check_cost.py)
-
-    def __post_init__(self):
-        if self.seeds is None:
-            self.seeds = 2 if self.quick else 3
-
-    @property
-    def kernelbench(self) -> bool:
-        return self.ref.endswith(".py") and ":" not in self.ref and problems.is_problem(self.ref)
-
 
 @dataclass
 class Plan:
