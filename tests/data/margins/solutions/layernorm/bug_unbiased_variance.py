@@ -1,0 +1,45 @@
+"""Bug: the variance is divided by n - 1 (torch.var's default, Bessel's correction) where layer norm uses the
+biased variance (divide by n). rstd shrinks by sqrt((n - 1) / n), about 1 - 1.2e-4 at n = 4093: outputs up
+to 4 are off by about 5e-4, within allclose(1e-2) and easy to mistake for a convention."""
+import torch
+import torch.nn as nn
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def two_pass_layernorm_kernel(x_ptr, w_ptr, b_ptr, out_ptr, n_cols, stride, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + offs
+        acc += tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+    mean = tl.sum(acc, axis=0) / n_cols
+    acc = tl.zeros([BLOCK], tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + offs
+        mask = cols < n_cols
+        d = tl.where(mask, tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0) - mean, 0.0)
+        acc += d * d
+    rstd = tl.math.rsqrt(tl.sum(acc, axis=0) / (n_cols - 1) + eps)  # BUG: / n_cols
+    for start in range(0, n_cols, BLOCK):
+        cols = start + offs
+        mask = cols < n_cols
+        x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0)
+        w = tl.load(w_ptr + cols, mask=mask, other=0.0)
+        b = tl.load(b_ptr + cols, mask=mask, other=0.0)
+        tl.store(out_ptr + row * stride + cols, (x - mean) * rstd * w + b, mask=mask)
+
+
+class ModelNew(nn.Module):
+    def __init__(self, dim: int):
+        super().__init__()
+        self.ln = nn.LayerNorm(dim)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        rows = x.reshape(-1, x.shape[-1]).contiguous()
+        out = torch.empty_like(rows)
+        two_pass_layernorm_kernel[(rows.shape[0],)](rows, self.ln.weight, self.ln.bias, out, rows.shape[1],
+                                                    rows.stride(0), self.ln.eps, BLOCK=1024)
+        return out.reshape(x.shape)
