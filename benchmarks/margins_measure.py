@@ -16,7 +16,11 @@ Prints the correct and the buggy entries separately, each sorted by ratio, then 
 correct ratio and the smallest bug ratio, where a checker's factor k must sit. Exits 1 if any bug's ratio is
 below 10x the largest correct ratio.
 
-Usage: .venv/bin/python benchmarks/margins_measure.py [SUBSTRING ...]   (only entries whose paths contain one)
+It also judges each entry by the checker's own rule (playground/check/margin.py: K times PyTorch's error plus a
+floor of ulps), in the column "rule", so the rule's K can be read against the gap.
+
+Usage: .venv/bin/python benchmarks/margins_measure.py [--json] [SUBSTRING ...]   (only entries whose paths
+contain one; --json prints one object per entry instead of the tables, for tests/test_check_margins.py)
 """
 import os
 
@@ -28,6 +32,9 @@ import json
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))     # the checkout's playground, for its rule
+from playground.check import margin  # noqa: E402
 
 import torch
 
@@ -82,7 +89,7 @@ def measure(entry: dict) -> dict:
     copy_parameters(model, new)
     model64 = copy.deepcopy(model).double()
     err = {"sol": 0.0, "torch": 0.0, "sol_rel": 0.0, "torch_rel": 0.0}
-    close = loose = True
+    close = loose = rule = True
     seconds = 0.0
     for seed in SEEDS:
         torch.manual_seed(seed)
@@ -97,6 +104,8 @@ def measure(entry: dict) -> dict:
             eps = torch.finfo(n.dtype).eps
             e_sol, e_sol_rel = errors(o, r, eps)
             e_torch, e_torch_rel = errors(n, r, eps)
+            judged = margin.measure(o, r, n)
+            rule = rule and (judged is None or judged.ok)
             err["sol"], err["sol_rel"] = max(err["sol"], e_sol), max(err["sol_rel"], e_sol_rel)
             err["torch"], err["torch_rel"] = max(err["torch"], e_torch), max(err["torch_rel"], e_torch_rel)
             try:
@@ -110,21 +119,23 @@ def measure(entry: dict) -> dict:
 
     return {"err_sol": err["sol"], "err_torch": err["torch"], "ratio": ratio(err["sol"], err["torch"]),
             "rel_ratio": ratio(err["sol_rel"], err["torch_rel"]), "close": close, "loose": loose,
-            "seconds": seconds}
+            "rule": rule, "seconds": seconds}
 
 
 def table(title: str, rows: list) -> None:
     print(f"\n{title} ({len(rows)})")
     print(f"{'entry':58} {'err_sol':>9} {'err_torch':>9} {'ratio':>8} {'rel_ratio':>9} {'close':>5} "
-          f"{'1e-2':>5} {'secs':>5}")
+          f"{'1e-2':>5} {'rule':>5} {'secs':>5}")
     for name, r in sorted(rows, key=lambda row: row[1]["ratio"]):
         print(f"{name:58} {r['err_sol']:9.2e} {r['err_torch']:9.2e} {r['ratio']:8.2f} {r['rel_ratio']:9.2f} "
-              f"{'pass' if r['close'] else 'FAIL':>5} {'pass' if r['loose'] else 'FAIL':>5} {r['seconds']:5.2f}")
+              f"{'pass' if r['close'] else 'FAIL':>5} {'pass' if r['loose'] else 'FAIL':>5} "
+              f"{'pass' if r['rule'] else 'FAIL':>5} {r['seconds']:5.2f}")
 
 
 def main() -> int:
     entries = json.loads((CORPUS / "MANIFEST.json").read_text())
-    wanted = sys.argv[1:]
+    as_json = "--json" in sys.argv[1:]
+    wanted = [a for a in sys.argv[1:] if a != "--json"]
     correct, buggy = [], []
     for entry in entries:
         if entry["guard"] not in (None, "tolerance"):
@@ -134,6 +145,9 @@ def main() -> int:
         name = entry["solution"].removeprefix("solutions/").removesuffix(".py")
         result = measure(entry)
         (correct if entry["correct"] else buggy).append((name, result))
+    if as_json:
+        print(json.dumps([{"solution": n, "correct": c is correct, **r} for c in (correct, buggy) for n, r in c]))
+        return 0
     table("correct solutions", correct)
     table("subtle bugs (guard: tolerance)", buggy)
     worst_correct = max((r["ratio"] for _, r in correct), default=0.0)
@@ -143,7 +157,8 @@ def main() -> int:
     print(f"\nlargest ratio among correct solutions: {worst_correct:.2f}   (rel_ratio {worst_correct_rel:.2f})")
     print(f"smallest ratio among bugs:             {best_bug:.2f}   (rel_ratio {best_bug_rel:.2f})")
     print(f"bugs passing allclose(atol=rtol=1e-2): {sum(r['loose'] for _, r in buggy)} of {len(buggy)}; "
-          f"passing assert_close: {sum(r['close'] for _, r in buggy)}")
+          f"passing assert_close: {sum(r['close'] for _, r in buggy)}; passing the rule (K={margin.K:g}): "
+          f"{sum(r['rule'] for _, r in buggy)}; correct ones the rule fails: {sum(not r['rule'] for _, r in correct)}")
     too_close = [name for name, r in buggy if r["ratio"] < 10 * worst_correct]
     if too_close:
         print(f"FAIL: bugs under 10x the largest correct ratio ({10 * worst_correct:.2f}): {', '.join(too_close)}")

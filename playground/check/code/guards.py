@@ -100,27 +100,13 @@ def _values(name: str, g, e, case, settings: dict, baseline_scale: dict, other_a
                                           f"poison fresh GPU memory was filled with: never written"))
     dtype = _dtype_name(g.dtype)
     told = settings.get("atol") is not None or settings.get("rtol") is not None
-    usable = native is not None and list(native.shape) == list(e.shape) and not told and \
-        g.dtype.is_floating_point and native.is_floating_point()
+    usable = not told and margin.usable(g, e, native) and case.generator not in margin.TABLE_ONLY_CLASSES
     tol = tolerance(dtype, case, settings, e, baseline_scale.get(name), by_length=not usable)
     check = closeness.compare(name, g, e, dtype, tol, unwritten=stale)
-    if usable:
-        yardstick = native.to(g.dtype) if native.dtype != g.dtype else native
-        measured = margin.measure(g, e, yardstick)
-        if measured is not None:
-            check.margin = measured.as_dict()
-            if not measured.ok:
-                findings.append(Finding("tolerance", f"{name}: {measured.describe()}"))
-        # the table is a bar PyTorch itself clears in this dtype, or it is no bar here (a sum that cancels to
-        # near zero misses an atol not scaled by length, in PyTorch's hands too): margin.py's second test
-        own = closeness.compare(name, yardstick, e, dtype, tol)
-        if own.mismatches and check.mismatches:
-            check.problems = [p for p in check.problems if "differ by more than" not in p]
-            check.mismatches = 0
-        if check.margin is not None:
-            check.margin["table"] = (f"not applied: PyTorch's own output misses it at {own.mismatches} of "
-                                     f"{own.total} elements" if own.mismatches else "applied")
-    elif not told and g.dtype.is_floating_point:
+    measured = margin.judge(check, g, e, native, dtype, tol, stale) if usable else None
+    if measured is not None and not measured.ok:
+        findings.append(Finding("tolerance", f"{name}: {measured.describe()}"))
+    elif not usable and not told and g.dtype.is_floating_point and case.generator not in margin.TABLE_ONLY_CLASSES:
         check.warnings.append(f"judged by the table alone ({tol.describe()}, atol by the longest dimension): "
                               f"{no_yardstick or 'no PyTorch run in this dtype to measure against'}")
     stored = closeness._as_stored(e.double(), g.dtype)
@@ -133,7 +119,7 @@ def _values(name: str, g, e, case, settings: dict, baseline_scale: dict, other_a
                                              f"{inf_wrong} Inf out of place"))
     if check.mismatches:
         findings.append(Finding("tolerance", f"{name}: {check.mismatches} of {check.total} elements differ by more "
-                                             f"than {tol.describe()} (largest |error| "
+                                             f"than atol={check.atol:.3g}, rtol={check.rtol:.3g} (largest |error| "
                                              f"{_fmt(check.max_abs)})"))
     findings += _scale(name, g64, stored, case, dtype, other_answers)
     return check, findings
