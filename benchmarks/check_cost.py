@@ -12,7 +12,12 @@
 In 2 and 3 each side runs alternately, REPEAT times; we compare medians. The machine's cores decide how many
 interpreter workers a check starts (PLAYGROUND_CHECK_JOBS sets it): the goals are for 2 cores, as in CI.
 
+4. `check --ref --quick` (every guard on real code) against its `--plain` run. Goal: 2x.
+5. With BASELINE=PATH (another checkout, e.g. `git worktree add /tmp/before <commit>`): every quick check above,
+   this checkout against that one, alternately, same Python. Goal (issue 53): no check more than 1.25x slower.
+
     python benchmarks/check_cost.py                  # everything
+    BASELINE=/tmp/before SKIP_FULL=1 python benchmarks/check_cost.py softmax   # 5 against an older checkout
     python benchmarks/check_cost.py softmax gemm     # 2 and 3 for these kernels only (1 always runs)
     SKIP_FULL=1 python benchmarks/check_cost.py      # 1 without the full checks
 """
@@ -32,10 +37,10 @@ GOALS = {"full": 120.0, "--quick": 20.0}
 WELFORD = "tests/data/welford_layernorm.py"
 
 
-def timed(args) -> tuple[float, dict]:
-    """Wall seconds of one `playground check ... --json` process, and its report."""
+def timed(args, root: Path = ROOT) -> tuple[float, dict]:
+    """Wall seconds of one `playground check ... --json` process of the checkout at `root`, and its report."""
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, str(ROOT / "cli.py"), "check", *args, "--json"], cwd=ROOT, check=False,
+    done = subprocess.run([sys.executable, str(root / "cli.py"), "check", *args, "--json"], cwd=root, check=False,
                           capture_output=True, text=True)
     seconds = time.perf_counter() - start
     try:
@@ -102,7 +107,31 @@ def real_code() -> float:
     return worst
 
 
+SLOWER_GOAL = 1.25
+
+
+def against(baseline: Path) -> float:
+    """5: each quick check here against the same check in `baseline`, alternately; medians of REPEAT."""
+    worst = 0.0
+    print(f"\n5. this checkout against {baseline} (quick checks; goal <= {SLOWER_GOAL:.2f}x)\n"
+          f"{'check':<20} {'before':>9} {'now':>9} {'ratio':>7}")
+    for label, args in [(k, [k, "--quick"]) for k in KERNELS] + [(label, [*a, "--quick"]) for label, a in REAL_CODE]:
+        before, now = [], []
+        for _ in range(REPEAT):
+            before.append(timed(args, baseline)[0])
+            now.append(timed(args)[0])
+        b, n = statistics.median(before), statistics.median(now)
+        print(f"{label:<20} {b:>8.2f}s {n:>8.2f}s {n / b:>6.2f}x")
+        worst = max(worst, n / b)
+    return worst
+
+
 def main() -> int:
+    if os.environ.get("BASELINE"):
+        worst = against(Path(os.environ["BASELINE"]).resolve())
+        print(f"5. against the baseline: worst ratio {worst:.2f}x; goal <= {SLOWER_GOAL:.2f}x: "
+              f"{'met' if worst <= SLOWER_GOAL else 'MISSED'}")
+        return 0 if worst <= SLOWER_GOAL else 1
     real = real_code()
     met = goals()
     guards = ratios("2. the sanitizers against the same runs unwatched", ["--quick", "--no-sanitize"], ["--quick"])

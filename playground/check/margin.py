@@ -4,7 +4,7 @@ makes in the same dtype.
 For each case the reference runs twice, on the very inputs the kernel saw: in fp64 (the answer) and in the problem's
 own dtype, as PyTorch runs it (the yardstick). An output passes when
 
-    max |got - fp64|  <=  K * max |pytorch - fp64|  +  FLOOR_ULPS * eps(dtype) * max |fp64|
+    max |got - fp64|  <=  K * max |pytorch - fp64|  +  FLOOR_ULPS * ulp(max |fp64|)
 
 over the elements finite in both. This is the rule of FlashAttention's tests (tests/test_flash_attn.py: "the error
 of our output is at most twice the error of a PyTorch implementation in the same dtype", both against an fp32/fp64
@@ -13,12 +13,13 @@ reference), with two changes measured on this project's own corpus (tests/data/m
   with other numerics (a sequential loop over blocks, an online softmax, exp2 scaling, split-K atomics) lands up to
   a few times PyTorch's error; K leaves room for those and stays far below the subtle bugs' 30x and more.
 - the floor: where PyTorch computes an output exactly (a copy, a max, a sum of few terms) its error is 0, and any
-  rounding of a correct kernel would fail; FLOOR_ULPS units in the last place at the output's largest magnitude
-  (eps(dtype) * max|fp64| is one to two ulps there) let those through.
+  rounding of a correct kernel would fail; FLOOR_ULPS units in the last place of the dtype at the output's
+  largest magnitude let those through (FlashAttention's floor, 2 * |(out + 0.3) - 0.3 - out|, is about one).
 The multiple (error / PyTorch's error) is reported for every output, so a user sees how close a pass was.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 K = 10.0
@@ -33,7 +34,7 @@ TABLE_ONLY_CLASSES = ("equal",)
 class Margin:
     error: float          # max |got - fp64| over elements finite in both
     pytorch: float        # max |PyTorch in the dtype - fp64| over the same elements
-    floor: float          # FLOOR_ULPS * eps(dtype) * max |fp64|
+    floor: float          # FLOOR_ULPS * ulp(max |fp64|) in the output's dtype
     k: float = K
 
     @property
@@ -52,7 +53,8 @@ class Margin:
     def describe(self) -> str:
         if self.multiple is None:
             return f"error {self.error:.3g} where PyTorch is exact (allowed: {FLOOR_ULPS:g} ulps, {self.floor:.3g})"
-        return (f"error {self.error:.3g}, {self.multiple:.3g}x PyTorch's own ({self.pytorch:.3g} in the same dtype); "
+        times = f"{self.multiple:.0f}" if self.multiple >= 10 else f"{self.multiple:.2g}"
+        return (f"error {self.error:.3g}, {times}x PyTorch's own ({self.pytorch:.3g} in the same dtype); "
                 f"allowed {self.k:g}x + {FLOOR_ULPS:g} ulps = {self.allowed:.3g}")
 
     def as_dict(self) -> dict:
@@ -69,9 +71,20 @@ def measure(got, fp64, pytorch, k: float = K) -> Margin | None:
     if not bool(finite.any()):
         return None
     e_f = e[finite]
-    eps = torch.finfo(got.dtype).eps if got.dtype.is_floating_point else 0.0
     return Margin(error=float((g[finite] - e_f).abs().max()), pytorch=float((t[finite] - e_f).abs().max()),
-                  floor=FLOOR_ULPS * eps * float(e_f.abs().max()), k=k)
+                  floor=FLOOR_ULPS * ulp(float(e_f.abs().max()), got.dtype), k=k)
+
+
+def ulp(magnitude: float, dtype) -> float:
+    """One unit in the last place of `dtype` at `magnitude`: 2^floor(log2 |x|) * eps (IEEE 754, normal numbers;
+    below the smallest normal, the subnormals' spacing)."""
+    import torch
+    if not dtype.is_floating_point:
+        return 0.0
+    info = torch.finfo(dtype)
+    if magnitude < info.tiny:
+        return info.tiny * info.eps
+    return 2.0 ** math.floor(math.log2(magnitude)) * info.eps
 
 
 def judge(check, got, fp64, native, dtype: str, tol, unwritten=None) -> Margin | None:

@@ -1,7 +1,7 @@
-"""What a check is asked, for a spec's kernels and for real code alike, and the one call that answers it.
+"""What a check is asked, for a spec's kernels and for real code alike (`playground.check.run` answers it).
 
-`playground check` builds one Request from its options and calls `run`; the tests, the lessons and the notebook
-call the same. A spec's kernels (`check softmax`) give no `ref`; real code (`check FILE.py:NAME --ref ...`, a
+`playground check` builds one Request from its options and calls `check.run`; the tests, the lessons and the
+notebook call the same. A spec's kernels (`check softmax`) give no `ref`; real code (`check FILE.py:NAME --ref ...`, a
 KernelBench solution against its problem) gives the reference. Options that belong to the other kind are refused
 in one line, naming them.
 """
@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import UserError
 
 DEFAULT_MEMORY_GB = 16.0        # torch, Triton and LLVM reserve about 5 GB of address space before any work
 
@@ -63,38 +62,3 @@ class Request:
     def kernelbench(self) -> bool:
         from .code import problem
         return bool(self.ref) and self.ref.endswith(".py") and ":" not in self.ref and problem.is_problem(self.ref)
-
-
-REAL_CODE_ONLY = (("inputs", "--inputs"), ("init", "--init"), ("sets", "--set"), ("backward", "--backward"),
-                  ("require_triton", "--require-triton"), ("atol", "--atol"), ("rtol", "--rtol"))
-
-
-def run(request: Request, progress=None):
-    """The check: a kernel.Report for a spec's kernels, a code Verdict for one subject against `ref`, Verdicts for
-    several. Bad input raises UserError."""
-    if request.ref is not None:
-        from .code import judge
-        if not request.subjects:
-            raise UserError("name what to check: FILE.py:NAME, package.module:NAME or a KernelBench SOLUTION.py")
-        if len(request.subjects) > 1 or request.ray:
-            return judge.check_many(request, list(request.subjects), request.jobs, request.ray, progress=progress)
-        return judge.check_one(request, progress=progress)
-    for name, flag in REAL_CODE_ONLY:
-        if getattr(request, name):
-            raise UserError(f"{flag} belongs to a check of real code: give the reference with --ref")
-    from ..core import registry
-    from . import kernel, variants
-    if len(request.subjects) > 1:
-        raise UserError("name one kernel (see `playground list`); several files are solutions, checked with --ref")
-    name = request.subjects[0] if request.subjects else None
-    if request.all_kernels == bool(name):
-        raise UserError("name one kernel (see `playground list`) or pass --all, not both" if name
-                        else "name one kernel (see `playground list`) or pass --all")
-    if name and registry.trace_target(name):
-        raise UserError(f"{name}: a captured launch has no PyTorch reference to check against; the script's own "
-                        f"asserts are its check, and `playground run` runs them")
-    specs = registry.load_all() if request.all_kernels else [registry.load(name)]
-    return kernel.run_check(specs, request.all_kernels, request.quick, request.shape, request.dtype, request.meta,
-                            request.num_warps, request.num_stages, request.seed, request.interpreter,
-                            progress=progress, timeout=request.timeout,
-                            kinds=variants.chosen(request.plain, not request.sanitize))

@@ -62,7 +62,7 @@ def command(ctx, kernels, all_kernels, quick, shape, dtype, meta, num_warps, num
     playground check solutions/*.py --ref problem.py --json
     """
     from .. import report
-    from ..check import request as checking
+    from .. import check as checking
     from ..core import params, targets
     if ref is not None:
         from .. import compat

@@ -79,8 +79,8 @@ def _multiple(outputs: list) -> str:
     if not measured:
         exact = [o.margin for o in outputs if o.margin]
         return f"  error within {margin.FLOOR_ULPS:g} ulps (PyTorch exact)" if exact and all(m["ok"] for m in exact) else ""
-    worst = max(measured, key=lambda m: m["multiple"])
-    return f"  error {worst['multiple']:.2g}x PyTorch's"
+    worst = max(measured, key=lambda m: m["multiple"])["multiple"]
+    return f"  error {worst:.0f}x PyTorch's" if worst >= 10 else f"  error {worst:.2g}x PyTorch's"
 
 
 def _launches(launches: list[dict]) -> str:
