@@ -428,3 +428,15 @@ def test_a_welford_layernorm_written_elsewhere_passes_every_class_layout_and_con
     assert report.ok, "\n".join(r.summary() for r in report.results if not r.ok)
     assert not any(r.findings for r in report.results)
     assert {r.kind for r in report.results} == {"values", "layouts", "configs"}
+
+
+def test_a_second_worker_starts_only_for_work_that_pays_for_its_start(monkeypatch):
+    """A worker's start costs more than a quick check's small runs (on 2 cores a second worker made
+    `check softmax --quick` slower): the runs' elements decide beside their count."""
+    monkeypatch.delenv("PLAYGROUND_CHECK_JOBS", raising=False)
+    monkeypatch.setattr(worker.os, "sched_getaffinity", lambda _: {0, 1, 2, 3}, raising=False)
+    monkeypatch.setattr(worker, "interpreting_here", lambda: False)
+    assert worker.parallel_slots(worker.INTERPRETER, 30, elements=1_200_000) == 1          # softmax --quick
+    assert worker.parallel_slots(worker.INTERPRETER, 30, elements=40_000_000) == 2         # runs // 12
+    assert worker.parallel_slots(worker.INTERPRETER, 200, elements=40_000_000) == 4
+    assert worker.parallel_slots(worker.INTERPRETER, 30) == 2                              # count alone, as before

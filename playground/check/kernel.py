@@ -497,7 +497,8 @@ def run_check(specs: list[KernelSpec], all_kernels: bool = False, quick: bool = 
 
     alike = _interpreted_alike(plan, meta, num_warps, num_stages) if interpreting else {}
     runs = [item for i, item in enumerate(plan) if i not in alike]
-    slots = worker.parallel_slots(worker.mode(interpreter), len(runs))
+    slots = worker.parallel_slots(worker.mode(interpreter), len(runs),
+                                  sum(case_elements(spec, case) for spec, case, _, _ in runs))
     start = worker.start(worker.mode(interpreter), slots, _warm)     # before any run, so no run's time holds it
     told = (lambda count, _, result: progress(count, len(plan), result)) if progress else None
     done = iter(_run_plan(runs, one, slots, told))

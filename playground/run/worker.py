@@ -81,10 +81,12 @@ def call(function, where: str, *, time_limit: float | None = None, slot: int = 0
     return _worker(slot).call(function, kwargs, time_limit)
 
 
-def parallel_slots(where: str, runs: int) -> int:
+def parallel_slots(where: str, runs: int, elements: int | None = None) -> int:
     """How many interpreter workers `runs` calls in mode `where` may keep busy at once: one per core this
-    process may use, at most MAX_SLOTS, and one for fewer than MIN_RUNS_PER_SLOT runs each (a worker's start,
-    torch and the interpreter's first launch, is about 2-3 s of CPU). PLAYGROUND_CHECK_JOBS sets the number."""
+    process may use, at most MAX_SLOTS, and one for fewer than MIN_RUNS_PER_SLOT runs each or, where `elements`
+    (the runs' tensors together) is given, fewer than ELEMENTS_PER_SLOT each: a worker's start, torch and the
+    interpreter's first launch, is about 2-3 s of CPU, more than a quick check's small runs take together (on 2
+    cores a second worker made `check softmax --quick` 4.9 -> 7.7 s). PLAYGROUND_CHECK_JOBS sets the number."""
     if where == CUDA or interpreting_here():
         return 1             # one GPU, or this very process: one at a time
     asked = os.environ.get("PLAYGROUND_CHECK_JOBS")
@@ -94,11 +96,15 @@ def parallel_slots(where: str, runs: int) -> int:
         except ValueError:
             raise UserError(f"PLAYGROUND_CHECK_JOBS={asked}: a whole number of workers") from None
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return max(1, min(cores, MAX_SLOTS, runs // MIN_RUNS_PER_SLOT))
+    by_work = runs // MIN_RUNS_PER_SLOT if elements is None else min(runs // MIN_RUNS_PER_SLOT,
+                                                                      elements // ELEMENTS_PER_SLOT)
+    return max(1, min(cores, MAX_SLOTS, by_work))
 
 
 MAX_SLOTS = 4
 MIN_RUNS_PER_SLOT = 12
+# About 2 s of interpreted work, a worker's start: 4M elements of elementwise work is about a second (check.py)
+ELEMENTS_PER_SLOT = 8 * 1024 * 1024
 
 
 def start(where: str, slots: int, warm) -> float:
