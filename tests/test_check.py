@@ -436,7 +436,8 @@ def test_a_second_worker_starts_only_for_work_that_pays_for_its_start(monkeypatc
     monkeypatch.delenv("PLAYGROUND_CHECK_JOBS", raising=False)
     monkeypatch.setattr(worker.os, "sched_getaffinity", lambda _: {0, 1, 2, 3}, raising=False)
     monkeypatch.setattr(worker, "interpreting_here", lambda: False)
-    assert worker.parallel_slots(worker.INTERPRETER, 30, elements=1_200_000) == 1          # softmax --quick
+    assert worker.parallel_slots(worker.INTERPRETER, 29, elements=1_557_176) == 1          # softmax --quick
+    assert worker.parallel_slots(worker.INTERPRETER, 112, elements=6_896_274) == 3         # layernorm, full
     assert worker.parallel_slots(worker.INTERPRETER, 30, elements=40_000_000) == 2         # runs // 12
     assert worker.parallel_slots(worker.INTERPRETER, 200, elements=40_000_000) == 4
     assert worker.parallel_slots(worker.INTERPRETER, 30) == 2                              # count alone, as before

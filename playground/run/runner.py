@@ -153,13 +153,16 @@ class Run:
     problems: list[str] = field(default_factory=list)   # writes outside the outputs, changed inputs
     seconds: float = 0.0
     sanitizer: object = None   # the sanitize.Sanitizer that watched the launch, if one did
+    native: dict = field(default_factory=dict)   # with `yardstick`: the reference in the kernel's own dtypes, as
+    #                                              eager PyTorch computes it ({} where it cannot run so)
 
 
 def run(spec: KernelSpec, kernel, shape: dict, layout: dict, dtype: str, config, seed: int, device: str,
-        generator: str = "randn", sanitize: dict | None = None) -> Run:
+        generator: str = "randn", sanitize: dict | None = None, yardstick: bool = False) -> Run:
     """Allocate, launch once, compute the reference, and look for stray writes.
 
-    `sanitize` (interpreter only): the options of a sanitize.Sanitizer that watches the launch.
+    `sanitize` (interpreter only): the options of a sanitize.Sanitizer that watches the launch. `yardstick`: also
+    the reference in the kernel's own dtypes, on copies of the same inputs (check/margin.py measures by it).
     """
     import torch
     buffers = allocate(spec, shape, layout, dtype, seed, device, generator)
@@ -190,8 +193,15 @@ def run(spec: KernelSpec, kernel, shape: dict, layout: dict, dtype: str, config,
     seconds = time.perf_counter() - start
     problems = [p for b in buffers.values() for p in _stray_writes(b, spec.tensors[b.name].output)]
     expected = reference_outputs(spec, {n: views[n] for n in spec.inputs}, shape, config.meta)
+    native = {}
+    if yardstick:
+        try:
+            native = reference_outputs(spec, {n: views[n].clone() for n in spec.inputs}, shape, config.meta,
+                                       widen=False)
+        except Exception:      # noqa: BLE001 -- no kernel for the op in this dtype on this device: no yardstick
+            native = {}
     got = {n: views[n] for n in spec.outputs}
-    return Run(got=got, expected=expected, problems=problems, seconds=seconds, sanitizer=sanitizer)
+    return Run(got=got, expected=expected, problems=problems, seconds=seconds, sanitizer=sanitizer, native=native)
 
 
 def reference_outputs(spec: KernelSpec, inputs: dict, shape: dict, meta: dict, widen: bool = True) -> dict:

@@ -103,8 +103,9 @@ def parallel_slots(where: str, runs: int, elements: int | None = None) -> int:
 
 MAX_SLOTS = 4
 MIN_RUNS_PER_SLOT = 12
-# About 2 s of interpreted work, a worker's start: 4M elements of elementwise work is about a second (check.py)
-ELEMENTS_PER_SLOT = 8 * 1024 * 1024
+# Measured on the shipped kernels (2 cores): a --quick plan holds 0.1M to 1.6M elements and runs faster on one
+# worker; a full plan holds 7M to 37M, and a second worker halves it (a Welford layer norm, 116 -> 55 s)
+ELEMENTS_PER_SLOT = 2 * 1024 * 1024
 
 
 def start(where: str, slots: int, warm) -> float:
