@@ -137,3 +137,12 @@ def test_quick_picks_one_config_per_pattern_of_equal_and_unequal_tiles():
     for seed in range(5):
         names = [v.name for v in variants.configs(spec, quick=True, seed=seed)]
         assert "--config 5 (of 6)" in names and len(names) == 4
+
+
+def test_a_kernel_checks_failing_runs_name_their_guards_from_the_registry():
+    """`check KERNEL` names the guards a failing run fires, as `check --ref` does: the class it stands for first."""
+    report = run("softmax_no_max", kinds=("values",))
+    large = next(r for r in report.results if r.variant == "large")
+    assert large.guards_fired[0] == "values" and "nonfinite" in large.guards_fired
+    assert all(r.guards_fired == [] for r in report.results if r.status == "pass")
+    assert report.as_dict()["results"][0]["guards_fired"] == []

@@ -22,7 +22,7 @@ from ..core import tolerances
 from ..core.closeness import OutputCheck, at, compare
 from ..run import runner, worker
 from ..run.cases import case_elements, describe_case, split_case
-from . import margin, variants
+from . import margin, registry, variants
 
 DEFAULT_CASE_SECONDS = 600.0          # per case in the interpreter: generous, but not forever
 # The most elements (all tensors together) a case the user did not ask for may have: 4M elements
@@ -68,6 +68,26 @@ class CaseResult:
         if self.kind == "configs":
             extra += f" ({self.config})"
         return f"{self.kernel} [{describe_case(self.case)}] {self.dtype}{extra}"
+
+    @property
+    def guards_fired(self) -> list[str]:
+        """The guards (check/registry.py) this run fails, as `check --ref` names them: what the outputs missed, what
+        the sanitizers saw, and the class, layout or config the run stands for."""
+        if self.status != "fail":
+            return []
+        named = []
+        for finding in self.findings:
+            named.append("masked" if finding.startswith("initcheck") else "sanitizer")
+        for o in self.outputs:
+            for problem in o.problems:
+                named.append("memory" if "never written" in problem else "nonfinite" if ("NaN" in problem or
+                             "Inf" in problem) else "scale" if "wrote only zeros" in problem else "tolerance")
+        named += ["inputs" if "input" in p else "sanitizer" for p in self.problems]
+        if self.kind != "values" or self.variant != "randn":
+            named.insert(0, self.kind)
+        for name in named:
+            registry.GUARDS[name]          # a name the registry lacks is a bug here, not the user's
+        return list(dict.fromkeys(named))
 
     def reasons(self) -> list[str]:
         return self.findings + self.problems + [f"{o.name}: {p}" for o in self.outputs for p in o.problems]
@@ -135,7 +155,7 @@ class Report:
         return {"mode": self.mode, "seed": self.seed, "ok": self.ok, "counts": self.counts(),
                 "seconds_by_variant": self.seconds_by_variant(), "seconds_by_guard": self.seconds_by_guard(),
                 "seconds_by_part": self.seconds_by_part(), "wall": self.wall, "workers": self.workers, "sanitizers": self.sanitizers,
-                "results": [asdict(r) for r in self.results]}
+                "results": [{**asdict(r), "guards_fired": r.guards_fired} for r in self.results]}
 
 
 def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dict | None = None,

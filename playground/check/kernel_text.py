@@ -65,7 +65,8 @@ def _print(report: Report, debug: bool, console) -> None:
     for r in shown:
         if r.status == "pass" and not any(o.warnings for o in r.outputs):
             continue
-        console.print(Text(f"{r.status.upper()} {r.label}", style=_STYLE[r.status]))
+        console.print(Text(f"{r.status.upper()} {r.label}" + (f"  [{', '.join(r.guards_fired)}]" if r.guards_fired else ""),
+                           style=_STYLE[r.status]))
         for reason in r.reasons():
             if reason in said:
                 reason = ": ".join(reason.split(": ")[:2]) + ": as above"

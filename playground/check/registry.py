@@ -35,6 +35,7 @@ GUARDS = {g.name: g for g in (
     Guard("shapes", "right at the problem's sizes, wrong at unequal, odd ones: a shape-specific answer"),
     Guard("values", "right on N(0, 1), wrong on another input class (x100, all negative, all positive, ...)"),
     Guard("layouts", "right on contiguous tensors, wrong on strided views"),
+    Guard("configs", "right under the launch's config, wrong under another of the autotune space"),
     Guard("backward", "a gradient that misses the reference's (--backward)"),
     Guard("load", "the subject could not be loaded (not a guard of the answer)"),
     Guard("reference", "the reference failed on the baseline case (not a guard of the answer)"),
