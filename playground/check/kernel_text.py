@@ -40,7 +40,7 @@ def _print(report: Report, debug: bool, console) -> None:
     table.add_column("inputs, layout or config")
     if multi_out:
         table.add_column("output", no_wrap=True)
-    for title in ("max abs err", "max rel err", "worst err/tol", "mismatches", "NaN/Inf", "atol, rtol"):
+    for title in ("max abs err", "x PyTorch", "max rel err", "worst err/tol", "mismatches", "NaN/Inf", "atol, rtol"):
         table.add_column(title, justify="right", no_wrap=True)
     table.add_column("result", no_wrap=True)
     for r in shown:
@@ -51,9 +51,9 @@ def _print(report: Report, debug: bool, console) -> None:
             if multi_out:
                 cells.append(o.name if o else "")
             if o is None:
-                cells += ["", "", "", "", "", ""]
+                cells += ["", "", "", "", "", "", ""]
             else:
-                cells += [_num(o.max_abs), _num(o.max_rel), _ratio(o.worst), f"{o.mismatches}/{o.total}",
+                cells += [_num(o.max_abs), _multiple(o), _num(o.max_rel), _ratio(o.worst), f"{o.mismatches}/{o.total}",
                           _specials(o), f"{o.atol:.2g}, {o.rtol:.2g}"]
             status = r.status if o is None or i == 0 else ("pass" if o.ok and not r.problems else "fail")
             flagged = sorted({f.split(":")[0] for f in r.findings}) if i == 0 else []
@@ -128,6 +128,17 @@ def _num(x) -> str:
     if x == 0:
         return "0"
     return f"{x:.2e}" if (abs(x) < 1e-3 or abs(x) >= 1e4) and math.isfinite(x) else f"{x:.4g}"
+
+
+def _multiple(o: OutputCheck) -> str:
+    """The error as a multiple of PyTorch's own in the same dtype (check/margin.py); "exact" where PyTorch's error
+    is 0 (the floor judges), "-" where it was not measured (the table alone)."""
+    if not o.margin:
+        return "-"
+    if o.margin.get("multiple") is None:
+        return "exact"
+    m = o.margin["multiple"]
+    return f"{m:.0f}x" if m >= 10 else f"{m:.2g}x"
 
 
 def _specials(o: OutputCheck) -> str:
