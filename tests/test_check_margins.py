@@ -153,3 +153,8 @@ def test_parameters_match_by_name_then_by_order_and_say_which_could_not():
     assert by_order["by"] == "order" and by_order["pairs"] == {"weight": "ln.weight", "bias": "ln.bias"}
     neither = draws.match_parameters([("weight", (8, 8))], reference)
     assert neither["unmatched_reference"] == ["ln.weight", "ln.bias"] and neither["unmatched_subject"] == ["weight"]
+
+
+def test_the_help_states_the_rules_factor():
+    from playground.commands import cmd_check
+    assert f"more than {margin.K:g} times PyTorch's own" in " ".join(cmd_check.command.help.split())

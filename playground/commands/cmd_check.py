@@ -39,8 +39,10 @@ def command(ctx, kernels, all_kernels, quick, shape, dtype, meta, num_warps, num
     """Run KERNEL on its test cases and compare every output with its PyTorch reference (fp64).
 
     Runs on the local CUDA GPU, or through Triton's interpreter on the CPU when there is none.
-    --quick runs the kernel's quick cases. Each case (with --quick, just one small case of them)
-    also runs with adversarial inputs (x100, all-negative and equal rows, ...), with transposed,
+    An output fails when its error is more than 10 times PyTorch's own in the same dtype (each
+    run shows the multiple). --quick runs the kernel's quick cases. Each case (with --quick, just
+    one small case of them) also runs with adversarial inputs (x100, all-negative, all-positive
+    and equal rows, ...), with transposed,
     sliced and misaligned tensors where the
     kernel takes strides, and under each config of its autotune space (a few with --quick). In the
     interpreter, sanitizers report races, out-of-bounds accesses and undefined reads that reach
