@@ -37,7 +37,7 @@ def test_the_stub_fails_and_the_solution_passes(puzzle):
     assert not stub.ok and stub.exit_code == 1
     plain = [r for r in stub.results if r.kind == "values" and r.variant == "randn"]
     assert plain and all(r.status == "fail" for r in plain)              # a mismatch, not a crash
-    assert all(o.mismatches > 0 for r in plain for o in r.outputs)
+    assert all(any(not o.ok for o in r.outputs) for r in plain)      # its values: the table or the margin rule
     assert stub.sanitizers == "memcheck, racecheck and initcheck watched every run"
     _, solved = puzzles.check(puzzle.number, solution=True)
     assert solved.ok and solved.exit_code == 0, "\n".join(r.summary() for r in solved.results if not r.ok)

@@ -139,3 +139,16 @@ def test_the_raw_stream_is_the_current_virtual_streams_handle(capfd):
     assert "doubled: True" in out
     streams = [launch["stream"] for launch in run.launches]
     assert streams[0] != 0 and streams[1] == 0
+
+
+def test_a_new_tensor_at_a_freed_ones_address_is_no_repeat():
+    """The repeat a hand-rolled timing loop makes passes the same tensor objects; a new tensor where a freed one
+    lay (its version count starting over, one check case's inputs after another's) holds other data."""
+    import torch
+
+    from playground.virtual import repeats
+    first, other = torch.zeros(8), torch.ones(8)
+    seen = repeats.Repeats()
+    seen.ran(0, "same key", [first], repeats.Accesses())
+    assert seen.repeat_of("same key", [first]) == 0
+    assert first._version == other._version and seen.repeat_of("same key", [other]) is None

@@ -190,7 +190,7 @@ def check_case(spec: KernelSpec, case: dict, dtype: str | None = None, meta: dic
         result = worker.call(execute, run_mode, time_limit=time_limit, slot=slot, ref=ref(spec), case=case,
                              config=config,
                              seed=seed, run_mode=run_mode, mode_label=mode_label, generator=variant.generator,
-                             sanitize=sanitize)
+                             sanitize=sanitize, measured=variant.name not in margin.TABLE_ONLY_RUNS)
         result.kind, result.variant = labels["kind"], labels["variant"]
         if variant.kind == "layouts" and result.status == "error" and "16-byte aligned" in " ".join(result.problems):
             # a TMA descriptor's rule (cuTensorMapEncodeTiled: aligned base and row strides), which
@@ -241,7 +241,7 @@ def _interpreted_alike(plan: list, meta, num_warps, num_stages) -> dict[int, int
 
 
 def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: str, generator: str = "randn",
-            sanitize: bool = False) -> CaseResult:
+            sanitize: bool = False, measured: bool = True) -> CaseResult:
     """Where kernels run: launch once, compare each output. Crashes become an "error" result.
 
     In the interpreter with `sanitize`, the launch is watched (memcheck, racecheck) and the
@@ -263,7 +263,7 @@ def execute(ref: str, case: dict, config, seed: int, run_mode: str, mode_label: 
     def launch(**options):
         return runner.run(spec, spec.kernel, config.shape, layout, config.dtype, config, seed, device, generator,
                           sanitize=options if sanitizing else None,
-                          yardstick=generator not in margin.TABLE_ONLY_CLASSES)
+                          yardstick=measured and generator not in margin.TABLE_ONLY_CLASSES)
 
     guards = {}
     try:

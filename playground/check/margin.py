@@ -28,6 +28,12 @@ FLOOR_ULPS = 2.0
 # a max and a spread that one algorithm gets exactly and another a rounding off, amplified by 1/sqrt(eps) in a
 # norm. Those cases are judged by the table alone, as they test ties and zero spread, not rounding.
 TABLE_ONLY_CLASSES = ("equal",)
+# A spec's "long reduction" run (check/variants.py) exists to catch a narrow accumulator over the spec's own
+# reduction length, which the table does with its atol scaled by that length. The margin rule cannot judge it:
+# PyTorch's CPU kernels accumulate some reductions in double (ATen/AccumulateType.h: CPU_ACC_TYPE(float, double)), so
+# their error is one final rounding, while a correct fp32 scan of 4113 terms carries about sqrt(4113) ulps
+# (tutorials/puzzles' prefix sum: 29x PyTorch's error, and right).
+TABLE_ONLY_RUNS = ("long reduction",)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ so in the launch table; every launch is still compiled, captured and modelled.
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 
 from .. import compat
@@ -80,12 +81,16 @@ class Repeats:
     def __init__(self):
         self.last_key = None
         self.last_versions = None
+        self.last_tensors: list = []
         self.last_index: int | None = None
         self.repeatable = False
 
     def repeat_of(self, key, values) -> int | None:
-        """The index of the launch this one repeats exactly (nothing left to change), else None."""
-        if self.repeatable and key == self.last_key and _versions(values) == self.last_versions:
+        """The index of the launch this one repeats exactly (nothing left to change), else None. The tensors must
+        be the very objects the last launch had: a new tensor at a freed one's address, its version count starting
+        over, holds other data under the same key (one case's inputs after another's, in `check`)."""
+        if self.repeatable and key == self.last_key and _versions(values) == self.last_versions and \
+                _same_objects(self.last_tensors, values):
             return self.last_index
         return None
 
@@ -96,10 +101,16 @@ class Repeats:
         written = _touched(accesses.written, spans)
         outside = read is None or written is None          # memory beyond its tensor arguments
         self.last_key, self.last_versions, self.last_index = key, _versions(values), index
+        self.last_tensors = [weakref.ref(v) for v in values if hasattr(v, "data_ptr") and hasattr(v, "stride")]
         self.repeatable = key is not None and not accesses.unknown and not outside and not (read & written)
 
     def forget(self) -> None:
         self.repeatable = False
+
+
+def _same_objects(refs: list, values) -> bool:
+    tensors = [v for v in values if hasattr(v, "data_ptr") and hasattr(v, "stride")]
+    return len(refs) == len(tensors) and all(ref() is v for ref, v in zip(refs, tensors))
 
 
 def key(jit, grid, values):
