@@ -258,3 +258,10 @@ def test_many_solutions_on_a_local_ray_instance_get_the_same_verdicts():
     on_ray = judge.check_many(request, subjects, jobs=2, ray="local").verdicts
     assert [v.ok for v in on_ray] == [True, False]
     assert on_ray[1].guards == ["work"]          # PyTorch alone answered
+
+
+def test_a_kernelbench_problem_refuses_the_options_it_would_ignore():
+    kb = Path(__file__).resolve().parent / "data" / "kernelbench"
+    r = cli("check", f"{kb}/solutions/softmax_long_row/online_softmax.py", "--ref", f"{kb}/problems/softmax_long_row.py",
+            "--inputs", "x=fp32[4]")
+    assert r.returncode == 2 and r.stderr.strip().splitlines()[-1].startswith("error: --inputs is for a callable's check")

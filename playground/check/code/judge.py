@@ -31,6 +31,10 @@ class Plan:
 
 def plan(request: Request) -> Plan:
     if request.kernelbench:
+        for given, flag in ((request.inputs, "inputs"), (request.init, "init"), (request.shapes, "shape")):
+            if given:       # the problem file says these itself: a value here would be silently unused
+                raise UserError(f"{flag} is for a callable's check; a KernelBench problem gives its own inputs and "
+                                f"init (change its sizes with `set`)", param=flag)
         base = problems.load(request.ref, request.sets)
         case_list = plans.for_problem(base, request.sets, request.seed, request.seeds, request.quick)
         ref = references.load(request.ref, kernelbench_problem=base)
